@@ -1,0 +1,29 @@
+// @ts-check
+const js = require('@eslint/js')
+const tseslint = require('typescript-eslint')
+
+module.exports = tseslint.config(
+  {ignores: ['dist/**', 'node_modules/**', 'coverage/**']},
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    rules: {'@typescript-eslint/no-explicit-any': 'off'},
+  },
+  {
+    // analysis and model are pure: no I/O, no process, no wall clock
+    files: ['src/analysis/**/*.ts', 'src/model/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {patterns: ['node:*', 'fs', 'http', 'https', '@oclif/*', '../commands/*', '../sources/*']}],
+      'no-restricted-globals': ['error', 'process', 'fetch'],
+      'no-restricted-properties': ['error', {object: 'Date', property: 'now'}],
+    },
+  },
+)
