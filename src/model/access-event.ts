@@ -1,0 +1,39 @@
+/** Where a record came from: the file (or `-` for stdin) and its 1-based line (or CSV row / JSON item). */
+export interface RecordLocation {
+  file: string
+  line: number
+}
+
+/**
+ * One HTTP request as logged, whatever the input format was.
+ * Optional fields are absent (not empty strings) when the log did not carry them.
+ */
+export interface AccessEvent {
+  /** Epoch milliseconds, UTC. */
+  time: number
+  /** 1 when the source logs milliseconds; 1000 for second-resolution timestamps ($time_local). */
+  resolutionMs: number
+  method: string
+  /** Request path without the query string, as logged (not URL-decoded). */
+  path: string
+  status: number
+  /** Body bytes sent to the client ($body_bytes_sent, network.bytes_written). */
+  bytes: number
+  clientIp: string
+  userAgent: string
+  referer?: string
+  /** An explicit session key (cookie, user id, session attribute) resolved by the --session-key option. */
+  session?: string
+  userId?: string
+  requestId?: string
+  /** The upstream (pod) that answered: `ip:port` of the last upstream tried. */
+  upstream?: string
+  /** An explicit build/version tag carried by the log. */
+  version?: string
+  contentType?: string
+  service?: string
+  host?: string
+  /** Datadog event id, used to drop duplicates when pages overlap. */
+  id?: string
+  location: RecordLocation
+}

@@ -1,0 +1,30 @@
+import type {RecordLocation} from './access-event'
+
+/**
+ * Why a record was skipped. Reasons are stable identifiers: they appear as keys in the JSON
+ * output (`input.skipped.byReason`) and in the summary table.
+ */
+export type RejectReason =
+  | 'invalid-json'
+  | 'not-an-object'
+  | 'unknown-format'
+  | 'missing-time'
+  | 'bad-time'
+  | 'missing-path'
+  | 'missing-status'
+  | 'bad-status'
+  | 'bad-bytes'
+  | 'missing-bytes'
+  | 'unparsed-message'
+  | 'line-too-long'
+  | 'binary'
+  | 'bad-csv-row'
+  | 'duplicate'
+  | 'truncated-input'
+
+export interface Rejection {
+  reason: RejectReason
+  location: RecordLocation
+  /** A short, already-truncated description for humans. */
+  detail?: string
+}
