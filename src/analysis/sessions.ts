@@ -1,0 +1,104 @@
+import type {Build} from './builds'
+
+/** A shell request and the asset requests that follow it in the same session. */
+export interface PageLoad {
+  id: number
+  time: number
+  path: string
+  service: string
+  build: Build | undefined
+  lastActivity: number
+  failures: number
+}
+
+export interface Session {
+  key: string
+  clientIp: string
+  userAgent: string
+  /** Newest last; bounded by MAX_PAGE_LOADS. */
+  pageLoads: PageLoad[]
+  lastSeen: number
+}
+
+/** A shared ip + user agent (NAT, a proxy) can hold many tabs; beyond this the oldest is forgotten. */
+const MAX_PAGE_LOADS = 64
+
+/**
+ * Live sessions and their page loads. State is bounded by time: a session with no request for
+ * `horizonMs` is dropped, so memory follows the number of concurrent users, not the input size.
+ */
+export class SessionTracker {
+  private readonly sessions = new Map<string, Session>()
+  private nextPageLoadId = 1
+  private lastSweep = Number.NEGATIVE_INFINITY
+
+  constructor(private readonly horizonMs: number) {}
+
+  get size(): number {
+    return this.sessions.size
+  }
+
+  startPageLoad(key: string, clientIp: string, userAgent: string, time: number, path: string, service: string, build: Build | undefined): PageLoad {
+    let s = this.sessions.get(key)
+    if (!s) {
+      s = {key, clientIp, userAgent, pageLoads: [], lastSeen: time}
+      this.sessions.set(key, s)
+    }
+    const pl: PageLoad = {id: this.nextPageLoadId++, time, path, service, build, lastActivity: time, failures: 0}
+    s.pageLoads.push(pl)
+    if (s.pageLoads.length > MAX_PAGE_LOADS) s.pageLoads.shift()
+    s.lastSeen = Math.max(s.lastSeen, time)
+    return pl
+  }
+
+  /**
+   * The page load an asset request belongs to: among the session's live page loads, the newest one
+   * whose path the referer names, else the newest one. Undefined when the session has none.
+   */
+  pageLoadFor(key: string, time: number, refererPath: string | undefined): PageLoad | undefined {
+    const s = this.sessions.get(key)
+    if (!s) return undefined
+    let newest: PageLoad | undefined
+    for (let i = s.pageLoads.length - 1; i >= 0; i--) {
+      const pl = s.pageLoads[i]
+      if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time) continue
+      if (refererPath !== undefined && pl.path === refererPath) return pl
+      newest ??= pl
+    }
+    return newest
+  }
+
+  touch(key: string, pl: PageLoad, time: number): void {
+    if (time > pl.lastActivity) pl.lastActivity = time
+    const s = this.sessions.get(key)
+    if (s && time > s.lastSeen) s.lastSeen = time
+  }
+
+  /** Drops sessions idle for longer than the horizon; cheap enough to call on every request. */
+  expire(now: number): void {
+    if (now - this.lastSweep < this.horizonMs / 8) return
+    this.lastSweep = now
+    for (const [key, s] of this.sessions) {
+      if (now - s.lastSeen > this.horizonMs) this.sessions.delete(key)
+      else s.pageLoads = s.pageLoads.filter((pl) => now - pl.lastActivity <= this.horizonMs)
+    }
+  }
+}
+
+/** The path part of a referer URL (`https://host/a?b` -> `/a`), or undefined for `-`/empty. */
+export function refererPath(referer: string | undefined): string | undefined {
+  if (!referer || referer === '-') return undefined
+  let start = 0
+  const scheme = referer.indexOf('://')
+  if (scheme !== -1) {
+    const slash = referer.indexOf('/', scheme + 3)
+    if (slash === -1) return '/'
+    start = slash
+  }
+  let end = referer.length
+  const q = referer.indexOf('?', start)
+  if (q !== -1) end = q
+  const h = referer.indexOf('#', start)
+  if (h !== -1 && h < end) end = h
+  return referer.slice(start, end) || '/'
+}

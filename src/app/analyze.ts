@@ -1,0 +1,147 @@
+import {createWriteStream, promises as fs, type WriteStream} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import type {Readable} from 'node:stream'
+import {pipeline} from 'node:stream/promises'
+import {Analyzer} from '../analysis/analyzer'
+import type {AnalysisOptions} from '../analysis/options'
+import type {AccessEvent} from '../model/access-event'
+import type {DeclaredDeploy} from '../model/deploy'
+import type {Rejection} from '../model/rejection'
+import {type AnalysisReport, type FailureRecord, SCHEMA_VERSION, type SkippedLocation} from '../model/report'
+import type {NormalizeOptions} from '../normalize/fields'
+import {DeployFileError, parseDeploys} from '../sources/deploys/parse-deploys'
+import {InputError, OrderViolation} from '../sources/errors'
+import {FileSource, type SourceStats} from '../sources/file/file-source'
+import {merge, reorder, sortedWhole} from '../sources/order'
+
+export interface AnalyzeRequest {
+  /** Files to read; `-` reads `stdin`. */
+  inputs: string[]
+  stdin?: Readable
+  normalize: NormalizeOptions
+  analysis: AnalysisOptions
+  deploysFile?: string
+  /** Disorder absorbed without sorting a source whole. */
+  reorderWindowMs: number
+  /** Writes every flagged request here as NDJSON. */
+  failuresFile?: string
+  /** Called with notes for the user (stderr): sources re-read sorted, and the like. */
+  onNotice?: (message: string) => void
+}
+
+/** Rejection examples kept per reason for the summary. */
+const EXAMPLES_PER_REASON = 3
+
+export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
+  const declared = req.deploysFile ? await readDeploys(req.deploysFile) : []
+  const spooled = await spoolStdin(req)
+  try {
+    const paths = req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name}))
+    const sortWhole = new Set<string>()
+    // A source found out of time order is re-read sorted in memory, and the analysis starts over.
+    for (;;) {
+      try {
+        return await runOnce(req, paths, sortWhole, declared)
+      } catch (error: unknown) {
+        if (!(error instanceof OrderViolation) || sortWhole.has(error.file)) throw error
+        sortWhole.add(error.file)
+        req.onNotice?.(`${error.file} is not in time order (newest first?): reading it sorted in memory`)
+      }
+    }
+  } finally {
+    if (spooled) await fs.rm(dirname(spooled), {recursive: true, force: true})
+  }
+}
+
+async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[]): Promise<AnalysisReport> {
+  const failures = req.failuresFile ? await openFailures(req.failuresFile) : undefined
+  const skipped = new Skipped()
+  const analyzer = new Analyzer(req.analysis, failures ? (f: FailureRecord) => failures.write(`${JSON.stringify(f)}\n`) : undefined)
+  const sources = paths.map(({name, path}) => new FileSource(path, name, req.normalize))
+  try {
+    // Files are opened (and checked) before any is read, so a missing one fails fast.
+    const streams = sources.map((s) => {
+      const events = eventsOf(s, skipped)
+      return sortWhole.has(s.displayName) ? sortedWhole(events) : reorder(events, s.displayName, req.reorderWindowMs)
+    })
+    for await (const batch of merge(streams)) for (const e of batch) analyzer.push(e)
+    const outcome = analyzer.finish(declared)
+    skipped.addCount('duplicate', analyzer.duplicates)
+    return {schemaVersion: SCHEMA_VERSION, input: inputSummary(sources.map((s) => s.stats), skipped, analyzer), ...outcome}
+  } finally {
+    if (failures) await new Promise<void>((resolve) => failures.end(() => resolve()))
+  }
+}
+
+async function* eventsOf(source: FileSource, skipped: Skipped): AsyncGenerator<AccessEvent[]> {
+  for await (const batch of source.batches()) {
+    for (const r of batch.rejections) skipped.add(r)
+    if (batch.events.length > 0) yield batch.events
+  }
+}
+
+class Skipped {
+  readonly byReason: Record<string, number> = {}
+  readonly examples: SkippedLocation[] = []
+  total = 0
+
+  add(r: Rejection): void {
+    const n = (this.byReason[r.reason] = (this.byReason[r.reason] ?? 0) + 1)
+    this.total++
+    if (n <= EXAMPLES_PER_REASON) {
+      this.examples.push({reason: r.reason, file: r.location.file, line: r.location.line, ...(r.detail ? {detail: r.detail} : {})})
+    }
+  }
+
+  addCount(reason: string, n: number): void {
+    if (n === 0) return
+    this.byReason[reason] = (this.byReason[reason] ?? 0) + n
+    this.total += n
+  }
+}
+
+function inputSummary(stats: SourceStats[], skipped: Skipped, a: Analyzer): AnalysisReport['input'] {
+  const records = stats.reduce((n, s) => n + s.records, 0)
+  return {
+    records, used: records - skipped.total,
+    skipped: {total: skipped.total, byReason: skipped.byReason, examples: skipped.examples},
+    first: a.first === undefined ? null : new Date(a.first).toISOString(),
+    last: a.last === undefined ? null : new Date(a.last).toISOString(),
+    sources: stats.map((s) => ({...s})),
+  }
+}
+
+async function readDeploys(file: string): Promise<DeclaredDeploy[]> {
+  let text: string
+  try {
+    text = await fs.readFile(file, 'utf8')
+  } catch (error: unknown) {
+    throw new InputError(`${file}: cannot read the deploy file (${(error as {code?: string}).code ?? String(error)})`, file)
+  }
+  try {
+    return parseDeploys(text, file).deploys
+  } catch (error: unknown) {
+    if (error instanceof DeployFileError) throw new InputError(error.message, file)
+    throw error
+  }
+}
+
+/** Standard input is kept in a temporary file so that it can be re-read like any file. */
+async function spoolStdin(req: AnalyzeRequest): Promise<string | undefined> {
+  if (!req.inputs.includes('-')) return undefined
+  if (!req.stdin) throw new InputError('-: no standard input to read', '-')
+  const dir = await fs.mkdtemp(join(tmpdir(), 'skewscan-'))
+  const path = join(dir, 'stdin')
+  await pipeline(req.stdin, createWriteStream(path))
+  return path
+}
+
+async function openFailures(file: string): Promise<WriteStream> {
+  const out = createWriteStream(file)
+  await new Promise<void>((resolve, reject) => {
+    out.once('open', () => resolve())
+    out.once('error', (err) => reject(new InputError(`${file}: cannot write the failures file (${err.message})`, file)))
+  })
+  return out
+}

@@ -1,0 +1,17 @@
+import {Flags} from '@oclif/core'
+
+/** Flags that shape the analysis, shared by every command that analyses traffic. */
+export const analysisFlags = {
+  deploys: Flags.string({description: 'deploy file: JSON/CSV list (time, service, version), Datadog v1/v2 events JSON, or `kubectl get events -o json`; without it deploys are inferred from the logs', helpGroup: 'ANALYSIS'}),
+  'session-key': Flags.string({default: 'auto', description: 'what identifies a browser: auto (a session/user attribute when logged, else ip + user agent), ip-ua, cookie:NAME, attr:PATH', helpGroup: 'ANALYSIS'}),
+  field: Flags.string({multiple: true, description: 'map an event field to a custom attribute, NAME=PATH (e.g. session=@http.cookies.INGRESSCOOKIE, version=tag:version)', helpGroup: 'ANALYSIS'}),
+  'asset-pattern': Flags.string({multiple: true, description: 'another asset pattern: a path prefix (/cdn/) or an extension (.js)', helpGroup: 'ANALYSIS'}),
+  'default-asset-patterns': Flags.boolean({default: true, allowNo: true, description: 'use the default asset patterns (/_build/ /assets/ /static/ /_next/static/ /_app/immutable/ .js .mjs .cjs .css .map .wasm); --no-default-asset-patterns keeps only yours', helpGroup: 'ANALYSIS'}),
+  'shell-path': Flags.string({multiple: true, description: 'another path that always serves the shell (besides / and /index.html)', helpGroup: 'ANALYSIS'}),
+  'length-tolerance': Flags.integer({default: 0, min: 0, description: 'shell lengths within this many bytes are one build (shells with nonces)', helpGroup: 'ANALYSIS'}),
+  'incident-gap': Flags.string({default: '5m', description: 'failures further apart start a new incident', helpGroup: 'ANALYSIS'}),
+  'deploy-margin': Flags.string({default: '60s', description: 'failures this close to a deploy window belong to its rollout', helpGroup: 'ANALYSIS'}),
+  horizon: Flags.string({default: '30m', description: 'sessions and page loads expire after this long without a request', helpGroup: 'ANALYSIS'}),
+  lookahead: Flags.string({default: '60s', hidden: true, description: 'how far ahead shell lengths are learned before requests are judged'}),
+  'reorder-window': Flags.string({default: '60s', hidden: true, description: 'disorder within a file absorbed without sorting it whole'}),
+}

@@ -1,0 +1,40 @@
+import {Command, Errors} from '@oclif/core'
+import {ConfigError} from '../config/parse'
+import {InputError, SourceError} from '../sources/errors'
+import {EXIT} from './exit-codes'
+
+/**
+ * What every skewscan command shares: the one place that writes to stdout and stderr, and the
+ * mapping from the library's typed errors to the documented exit codes.
+ */
+export abstract class BaseCommand extends Command {
+  /** Data for the user: stdout, and nothing under --json (the returned value is printed instead). */
+  protected print(text: string): void {
+    if (!this.jsonEnabled()) process.stdout.write(text)
+  }
+
+  /** Notes, warnings, progress: always stderr, so stdout stays machine-readable. */
+  protected notice(text: string): void {
+    process.stderr.write(`${text}\n`)
+  }
+
+  protected setExitCode(code: number): void {
+    process.exitCode = code
+  }
+
+  protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {
+    return super.catch(toCliError(err))
+  }
+
+  /** Under --json an error is a small object, not oclif's whole parse context. */
+  protected override toErrorJson(err: unknown): unknown {
+    const e = err as Error & {code?: string; oclif?: {exit?: number}}
+    return {error: {code: e.code, exit: e.oclif?.exit, message: e.message}}
+  }
+}
+
+function toCliError(err: Error): Error {
+  if (err instanceof InputError || err instanceof ConfigError) return new Errors.CLIError(err.message, {exit: EXIT.USAGE})
+  if (err instanceof SourceError) return new Errors.CLIError(err.message, {exit: EXIT.SOURCE})
+  return err
+}

@@ -1,0 +1,58 @@
+import {MAPPABLE_FIELDS, type MappableField, type SessionKeySpec} from '../normalize/fields'
+
+/** A configuration value that is not valid; the message names the flag and what is accepted. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+const UNITS: Record<string, number> = {ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000}
+
+/** `90s`, `5m`, `1h30m`, `250ms`, or a bare number of seconds. */
+export function parseDuration(flag: string, value: string): number {
+  const v = value.trim()
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000)
+  const re = /(\d+(?:\.\d+)?)(ms|s|min|m|h|d)/gy
+  let total = 0
+  let matched = 0
+  for (let m = re.exec(v); m; m = re.exec(v)) {
+    total += Number(m[1]) * (UNITS[m[2] ?? ''] ?? 0)
+    matched = re.lastIndex
+  }
+  if (matched !== v.length || v === '') throw new ConfigError(`--${flag}: "${value}" is not a duration (use forms like 90s, 5m, 1h30m, 250ms)`)
+  return Math.round(total)
+}
+
+/** `--field NAME=PATH` entries into a field map. */
+export function parseFields(entries: readonly string[]): Partial<Record<MappableField, string>> {
+  const out: Partial<Record<MappableField, string>> = {}
+  for (const e of entries) {
+    const eq = e.indexOf('=')
+    const name = eq === -1 ? e : e.slice(0, eq)
+    const path = eq === -1 ? '' : e.slice(eq + 1).trim()
+    if (!(MAPPABLE_FIELDS as readonly string[]).includes(name) || path === '') {
+      throw new ConfigError(`--field: "${e}" must be NAME=PATH with NAME one of ${MAPPABLE_FIELDS.join(', ')} (e.g. session=@http.cookies.INGRESSCOOKIE, version=tag:version)`)
+    }
+    out[name as MappableField] = path
+  }
+  return out
+}
+
+/** `auto`, `ip-ua`, `cookie:NAME` or `attr:PATH`. */
+export function parseSessionKey(value: string): SessionKeySpec {
+  if (value === 'auto' || value === 'ip-ua') return {kind: value}
+  const colon = value.indexOf(':')
+  const kind = value.slice(0, colon)
+  const arg = value.slice(colon + 1).trim()
+  if (colon !== -1 && arg !== '' && kind === 'cookie') return {kind: 'cookie', name: arg}
+  if (colon !== -1 && arg !== '' && kind === 'attr') return {kind: 'attr', path: arg}
+  throw new ConfigError(`--session-key: "${value}" must be auto, ip-ua, cookie:NAME or attr:PATH`)
+}
+
+/** Asset patterns: `/prefix/` or `.ext`; anything else is matched as a substring. */
+export function parseAssetPatterns(values: readonly string[]): string[] {
+  for (const v of values) if (v.trim() === '') throw new ConfigError('--asset-pattern: an empty pattern would match every path')
+  return values.map((v) => v.trim())
+}

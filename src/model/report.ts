@@ -1,0 +1,114 @@
+/**
+ * The analysis result: the `--json` contract (schemas/analyze.schema.json). Times are ISO-8601 UTC
+ * with milliseconds. Bump SCHEMA_VERSION on any incompatible change.
+ */
+export const SCHEMA_VERSION = 1
+
+export type IncidentKind = 'rollout' | 'stale-client' | 'unattributed'
+export type Direction = 'oldPageNewPod' | 'newPageOldPod' | 'unknown'
+export type FailureReason = 'fallback' | 'missing' | 'contentType'
+
+export interface SkippedLocation {
+  reason: string
+  file: string
+  line: number
+  detail?: string
+}
+
+export interface InputSummary {
+  records: number
+  used: number
+  skipped: {total: number; byReason: Record<string, number>; examples: SkippedLocation[]}
+  first: string | null
+  last: string | null
+  sources: {file: string; format: string; records: number; skipped: number}[]
+}
+
+export interface BuildReport {
+  id: string
+  shellBytes: number
+  firstSeen: string
+  lastSeen: string
+  shellRequests: number
+  version?: string
+}
+
+export interface DeployReport {
+  id: string
+  source: 'file' | 'events' | 'inferred'
+  start: string
+  end: string
+  windowSeconds: number
+  fromBuild: string | null
+  toBuild: string | null
+  service?: string
+  version?: string
+  description?: string
+  incidentIds: string[]
+  affectedUsers: number
+  affectedPageLoads: number
+  /** Page loads started inside the window, plus broken ones that started before it. */
+  pageLoads: number
+  failedRequests: number
+  byDirection: Record<Direction, number>
+}
+
+export interface IncidentReport {
+  id: string
+  kind: IncidentKind
+  deployId: string | null
+  service: string | null
+  start: string
+  end: string
+  windowSeconds: number
+  affectedUsers: number
+  affectedPageLoads: number
+  pageLoads: number
+  brokenShare: number
+  failedRequests: number
+  byDirection: Record<Direction, number>
+  byReason: Record<FailureReason, number>
+}
+
+export interface AffectedUserReport {
+  session: string
+  clientIp: string
+  userAgent: string
+  firstFailure: string
+  lastFailure: string
+  brokenPageLoads: number
+  failedRequests: number
+  incidentIds: string[]
+}
+
+export interface AnalysisReport {
+  schemaVersion: number
+  input: InputSummary
+  totals: {pageLoads: number; brokenPageLoads: number; affectedUsers: number; failedRequests: number}
+  builds: BuildReport[]
+  deploys: DeployReport[]
+  incidents: IncidentReport[]
+  affectedUsers: AffectedUserReport[]
+  orphans: {requests: number; clients: number}
+}
+
+/** One flagged request, as written by `--failures FILE` (one JSON object per line). */
+export interface FailureRecord {
+  time: string
+  reason: FailureReason
+  direction: Direction
+  method: string
+  path: string
+  status: number
+  bytes: number
+  session: string
+  clientIp: string
+  userAgent: string
+  service: string | null
+  pageLoad: {id: number; time: string; path: string; build: string | null}
+  servingBuild: string | null
+  upstream?: string
+  requestId?: string
+  incidentId: string
+  source: {file: string; line: number}
+}

@@ -1,0 +1,26 @@
+/** The input cannot be read at all: a missing file, a directory, a file in no known format (exit 2). */
+export class InputError extends Error {
+  constructor(message: string, readonly file: string) {
+    super(message)
+    this.name = 'InputError'
+  }
+}
+
+/** A data source failed while being read (exit 3). */
+export class SourceError extends Error {
+  constructor(message: string, readonly file?: string) {
+    super(message)
+    this.name = 'SourceError'
+  }
+}
+
+/**
+ * A source went back in time by more than the reorder window allows. The caller re-reads it with
+ * the whole source sorted in memory (newest-first exports, concatenated files).
+ */
+export class OrderViolation extends Error {
+  constructor(readonly file: string) {
+    super(`${file} is not in time order`)
+    this.name = 'OrderViolation'
+  }
+}

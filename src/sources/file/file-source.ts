@@ -1,0 +1,214 @@
+import {parse as parseCsv} from 'csv-parse'
+import type {AccessEvent} from '../../model/access-event'
+import type {ParseOutcome} from '../../model/parse-outcome'
+import type {Rejection} from '../../model/rejection'
+import {looksLikeAccessLine} from '../../normalize/access-line'
+import {normalizeDatadog} from '../../normalize/datadog'
+import type {NormalizeOptions} from '../../normalize/fields'
+import {InputError} from '../errors'
+import {csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
+import {JsonItemSplitter} from './json-documents'
+import {type Line, lines, StreamCut} from './lines'
+import {openInput} from './open'
+import {isBinary, normalizeLine, normalizeObject, recordsOf} from './records'
+
+export type FileFormat = 'lines' | 'json-documents' | 'csv'
+
+export interface SourceBatch {
+  events: AccessEvent[]
+  rejections: Rejection[]
+}
+
+export interface SourceStats {
+  file: string
+  format: string
+  records: number
+  skipped: number
+}
+
+/** Longest line kept; a one-line API page of 1000 events is about 1-2 MB. */
+export const MAX_LINE = 16 * 1024 * 1024
+
+export const ACCEPTED_FORMATS = [
+  'Datadog Logs API v2 search responses (JSON pages, concatenated pages, or NDJSON of log events)',
+  'Datadog legacy v1 {"logs":[...]} responses',
+  'Datadog Log Explorer CSV exports (Date, Host, Service, Content/Message, @attribute columns)',
+  'nginx combined / ingress-nginx upstream access lines',
+  'nginx JSON access lines (escape=json)',
+  'Datadog events whose message holds a raw access line',
+]
+
+/**
+ * Reads one input file (plain or gzip, format detected from its content) into events and counted
+ * rejections, in batches, never holding the whole file.
+ */
+export class FileSource {
+  readonly stats: SourceStats
+
+  constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions) {
+    this.stats = {file: displayName, format: 'unknown', records: 0, skipped: 0}
+  }
+
+  async *batches(): AsyncGenerator<SourceBatch> {
+    const stream = await openInput(this.path, this.displayName)
+    const it = lines(stream, MAX_LINE)[Symbol.asyncIterator]()
+    const head: Line[] = []
+    try {
+      // Look at the first lines (at most ~256 KB of them) to tell the format.
+      let size = 0
+      while (head.length < 64 && size < 256 * 1024) {
+        const next = await it.next()
+        if (next.done) break
+        head.push(...next.value)
+        size += next.value.reduce((n, l) => n + l.text.length, 0)
+      }
+      const format = detectFormat(head)
+      if (format === undefined) {
+        if (head.every((l) => l.text.trim() === '')) {
+          this.stats.format = 'empty'
+          return
+        }
+        throw new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
+      }
+      this.stats.format = format
+      const rest = restOf(head, it)
+      if (format === 'csv') yield* this.csvBatches(rest)
+      else if (format === 'json-documents') yield* this.documentBatches(rest)
+      else yield* this.lineBatches(rest)
+    } catch (error: unknown) {
+      if (!(error instanceof StreamCut)) throw error
+      yield this.batchOf([], [{reason: 'truncated-input', location: {file: this.displayName, line: error.line}, detail: `input ends early: ${error.message}`}])
+    } finally {
+      stream.destroy()
+    }
+  }
+
+  private async *lineBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
+    for await (const chunk of source) {
+      const events: AccessEvent[] = []
+      const rejections: Rejection[] = []
+      for (const l of chunk) {
+        if (l.tooLong) {
+          rejections.push(this.reject('line-too-long', l.line, `line longer than ${MAX_LINE} characters`))
+          continue
+        }
+        if (l.text.trim() === '') continue
+        for (const out of normalizeLine(l.text, this.opts)) this.collect(out, l.line, events, rejections)
+      }
+      yield this.batchOf(events, rejections)
+    }
+  }
+
+  private async *documentBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
+    let events: AccessEvent[] = []
+    let rejections: Rejection[] = []
+    const splitter = new JsonItemSplitter(
+      (item) => {
+        let value: unknown
+        try {
+          value = JSON.parse(item.text)
+        } catch {
+          this.collect({ok: false, reason: 'invalid-json', detail: 'a record is not valid JSON'}, item.line, events, rejections)
+          return
+        }
+        for (const r of recordsOf(value)) this.collect(normalizeObject(r, this.opts), item.line, events, rejections)
+      },
+      (p) => rejections.push(this.reject(p.kind === 'truncated' ? 'truncated-input' : 'invalid-json', p.line,
+        p.kind === 'truncated' ? 'the JSON document ends before it closes' : 'text outside any JSON document')),
+    )
+    for await (const chunk of source) {
+      for (const l of chunk) splitter.write(l.tooLong ? '\n' : `${l.text}\n`)
+      yield this.batchOf(events, rejections)
+      events = []
+      rejections = []
+    }
+    splitter.end()
+    yield this.batchOf(events, rejections)
+  }
+
+  private async *csvBatches(rest: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
+    const parser = parseCsv({bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true, skip_records_with_error: true})
+    const rejections: Rejection[] = []
+    parser.on('skip', (err: Error & {lines?: number}) => {
+      rejections.push(this.reject('bad-csv-row', err.lines ?? 0, err.message.slice(0, 120)))
+    })
+    // Feed the lines back to the CSV parser, which handles quoted cells spanning lines.
+    void (async () => {
+      try {
+        for await (const chunk of rest) for (const l of chunk) if (!parser.write(`${l.text}\n`)) await new Promise((r) => parser.once('drain', r))
+        parser.end()
+      } catch (error: unknown) {
+        parser.destroy(error instanceof Error ? error : new Error(String(error)))
+      }
+    })()
+    let columns: ReturnType<typeof csvColumns>
+    let events: AccessEvent[] = []
+    for await (const rec of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
+      if (!columns) {
+        columns = csvColumns(rec.record)
+        if (!columns) throw new InputError(`${this.displayName}: CSV header has no Date/Timestamp column`, this.displayName)
+        continue
+      }
+      this.collect(normalizeDatadog(csvRowToLog(rec.record, columns), this.opts), rec.info.lines, events, rejections)
+      if (events.length >= 1000) {
+        yield this.batchOf(events, rejections.splice(0))
+        events = []
+      }
+    }
+    yield this.batchOf(events, rejections.splice(0))
+  }
+
+  private collect(out: ParseOutcome, line: number, events: AccessEvent[], rejections: Rejection[]): void {
+    if (out.ok) {
+      this.stats.records++
+      const e = out.event as AccessEvent
+      e.location = {file: this.displayName, line}
+      events.push(e)
+    } else {
+      rejections.push(this.reject(out.reason, line, out.detail))
+    }
+  }
+
+  /** Every rejection counts as a record, so records = used + skipped. */
+  private reject(reason: Rejection['reason'], line: number, detail?: string): Rejection {
+    this.stats.records++
+    this.stats.skipped++
+    return {reason, location: {file: this.displayName, line}, ...(detail ? {detail} : {})}
+  }
+
+  private batchOf(events: AccessEvent[], rejections: Rejection[]): SourceBatch {
+    return {events, rejections}
+  }
+}
+
+/** The reading mode a file's first lines call for, or undefined when none fits. */
+export function detectFormat(head: readonly Line[]): FileFormat | undefined {
+  const nonEmpty = head.filter((l) => !l.tooLong && l.text.trim() !== '')
+  const first = nonEmpty[0]?.text.replace(/^\uFEFF/, '').trim()
+  if (first === undefined) return undefined
+  if (looksLikeCsvHeader(first)) return 'csv'
+  for (const l of nonEmpty) {
+    const t = l.text.replace(/^\uFEFF/, '').trim()
+    if (t.startsWith('{') || t.startsWith('[')) {
+      try {
+        JSON.parse(t)
+        return 'lines'
+      } catch {
+        // not one value per line; maybe a pretty-printed document
+      }
+    } else if (!isBinary(t) && looksLikeAccessLine(t)) {
+      return 'lines'
+    }
+  }
+  if (first.startsWith('{') || first.startsWith('[')) return 'json-documents'
+  return undefined
+}
+
+async function* restOf(head: Line[], it: AsyncIterator<Line[]>): AsyncGenerator<Line[]> {
+  if (head.length > 0) yield head.map((l, i) => (i === 0 ? {...l, text: l.text.replace(/^\uFEFF/, '')} : l))
+  for (;;) {
+    const next = await it.next()
+    if (next.done) return
+    yield next.value
+  }
+}

@@ -1,0 +1,142 @@
+/** A JSON value found in a stream of (possibly concatenated, pretty-printed) JSON documents. */
+export interface JsonItem {
+  text: string
+  /** 1-based line where the value starts. */
+  line: number
+}
+
+export interface JsonProblem {
+  kind: 'garbage' | 'truncated'
+  line: number
+}
+
+/** Keys of a top-level object whose array elements are log records (API v2 `data`, v1 `logs`). */
+const ITEM_ARRAYS = new Set(['data', 'logs', 'events', 'items'])
+
+/**
+ * Streams log records out of JSON documents without holding a whole document: the elements of a
+ * top-level `data`/`logs` array, the elements of a top-level array, or a whole top-level object that
+ * has no such array. Feed text with `write`, then `end`. Records come out as text, parsed one by one
+ * by the caller, so one bad record never takes the rest of the page with it.
+ */
+export class JsonItemSplitter {
+  private depth = 0
+  private inString = false
+  private escape = false
+  private line = 1
+  /** Text of the value being captured, and where it started. */
+  private capture: string[] | undefined
+  private captureFrom = 0
+  private captureLine = 0
+  private captureDepth = 0
+  /** The whole top-level object, kept until we know it holds no item array. */
+  private topCapture = true
+  private keyStart = -1
+  private lastKey = ''
+  private itemArrayDepth = -1
+  private garbageLine = -1
+  private keyParts: string[] = []
+
+  constructor(private readonly onItem: (item: JsonItem) => void, private readonly onProblem: (p: JsonProblem) => void) {}
+
+  write(text: string): void {
+    let from = 0
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (c === 10) this.line++
+      if (this.inString) {
+        if (this.escape) this.escape = false
+        else if (c === 92) this.escape = true
+        else if (c === 34) {
+          this.inString = false
+          if (this.keyStart !== -1) {
+            this.lastKey = this.keyText(text, i)
+            this.keyStart = -1
+          }
+        }
+        continue
+      }
+      if (this.depth === 0) {
+        if (c === 123) {
+          this.startCapture(1)
+          from = i
+          this.topCapture = true
+          this.depth = 1
+        } else if (c === 91) {
+          // A top-level array: its elements are the records.
+          this.topCapture = false
+          this.depth = 1
+          this.itemArrayDepth = 1
+        } else if (c > 32 && this.garbageLine !== this.line) {
+          this.garbageLine = this.line
+          this.onProblem({kind: 'garbage', line: this.line})
+        }
+        continue
+      }
+      if (c === 34) {
+        this.inString = true
+        // A string directly inside the top-level object may be a key; remember it to spot `data`.
+        if (this.depth === 1 && this.itemArrayDepth === -1) this.keyStart = i + 1
+        this.keyParts = []
+      } else if (c === 123 || c === 91) {
+        if (this.depth === this.itemArrayDepth && !this.capture) {
+          this.startCapture(this.depth + 1)
+          from = i
+        }
+        this.depth++
+        if (c === 91 && this.depth === 2 && this.itemArrayDepth === -1 && ITEM_ARRAYS.has(this.lastKey)) {
+          // The top-level object holds an item array: stop keeping the object, keep its elements.
+          this.itemArrayDepth = 2
+          this.capture = undefined
+          this.topCapture = false
+        }
+      } else if (c === 125 || c === 93) {
+        this.depth--
+        if (this.capture && this.depth === this.captureDepth - 1 && !this.topCapture) {
+          this.emit(text, from, i + 1)
+        } else if (this.depth === 0) {
+          if (this.topCapture && this.capture && this.itemArrayDepth === -1) this.emit(text, from, i + 1)
+          this.capture = undefined
+          this.itemArrayDepth = -1
+          this.lastKey = ''
+        } else if (this.depth < this.itemArrayDepth) {
+          this.itemArrayDepth = -1
+        }
+      } else if (this.depth === this.itemArrayDepth && !this.capture && c > 32 && c !== 44) {
+        // A scalar element in an item array: capture it too, so the caller can reject it.
+        let j = i
+        while (j < text.length && !/[,\]\s]/.test(text[j] ?? '')) j++
+        this.onItem({text: text.slice(i, j), line: this.line})
+        i = j - 1
+      }
+    }
+    if (this.capture) this.capture.push(text.slice(from))
+    if (this.keyStart !== -1 && this.inString) {
+      this.keyParts.push(text.slice(this.keyStart))
+      this.keyStart = 0
+    }
+  }
+
+  end(): void {
+    if (this.depth > 0) this.onProblem({kind: 'truncated', line: this.captureLine || this.line})
+  }
+
+  private keyText(text: string, end: number): string {
+    const s = this.keyParts.join('') + text.slice(this.keyStart, end)
+    this.keyParts = []
+    return s
+  }
+
+  private startCapture(depth: number): void {
+    this.capture = []
+    this.captureLine = this.line
+    this.captureDepth = depth
+  }
+
+  private emit(text: string, from: number, to: number): void {
+    const parts = this.capture ?? []
+    parts.push(text.slice(from, to))
+    this.onItem({text: parts.join(''), line: this.captureLine})
+    this.capture = undefined
+  }
+}

@@ -1,0 +1,65 @@
+import type {ParseOutcome} from '../../model/parse-outcome'
+import {parseAccessLine} from '../../normalize/access-line'
+import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
+import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
+import {looksLikeNginxJson, parseNginxJson} from '../../normalize/nginx-json'
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** Keys under which a JSON document carries its records: API v2 pages, v1 `logs`. */
+const ITEM_KEYS = ['data', 'logs'] as const
+
+/** Parsed JSON as records: a page's items, an array's elements, or the value itself. */
+export function recordsOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value
+  if (isRecord(value)) {
+    for (const k of ITEM_KEYS) {
+      const items = value[k]
+      if (Array.isArray(items)) return items
+    }
+  }
+  return [value]
+}
+
+/** One JSON record (a Datadog log in any wrapper, or an nginx JSON access line) as an event. */
+export function normalizeObject(value: unknown, opts: NormalizeOptions): ParseOutcome {
+  if (!isRecord(value)) return {ok: false, reason: 'not-an-object', detail: `a JSON ${Array.isArray(value) ? 'array' : typeof value} where a log record was expected`}
+  const dd = unwrapDatadog(value)
+  if (dd) return normalizeDatadog(dd, opts)
+  if (looksLikeNginxJson(value)) {
+    const out = parseNginxJson(value)
+    return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
+  }
+  return {ok: false, reason: 'unknown-format', detail: `a JSON object with keys ${Object.keys(value).slice(0, 5).join(', ')}`}
+}
+
+/** One text line: JSON (NDJSON, a one-line page) or a raw access line. */
+export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcome[] {
+  const first = firstNonSpace(text)
+  if (first === '{' || first === '[') {
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return [{ok: false, reason: 'invalid-json', detail: 'the line is not valid JSON'}]
+    }
+    return recordsOf(value).map((r) => normalizeObject(r, opts))
+  }
+  if (isBinary(text)) return [{ok: false, reason: 'binary', detail: 'binary data'}]
+  const out = parseAccessLine(text.trim())
+  return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
+}
+
+function firstNonSpace(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c !== ' ' && c !== '\t' && c !== '\uFEFF') return c ?? ''
+  }
+  return ''
+}
+
+/** NUL bytes or undecodable bytes (U+FFFD after UTF-8 decoding) mark a binary line. */
+export function isBinary(text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000\uFFFD]/.test(text)
+}

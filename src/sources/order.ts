@@ -1,0 +1,130 @@
+import type {AccessEvent} from '../model/access-event'
+import {OrderViolation} from './errors'
+
+/** A binary min-heap of events by time. */
+class EventHeap {
+  private readonly a: AccessEvent[] = []
+
+  get size(): number {
+    return this.a.length
+  }
+
+  peek(): AccessEvent | undefined {
+    return this.a[0]
+  }
+
+  push(e: AccessEvent): void {
+    const a = this.a
+    a.push(e)
+    let i = a.length - 1
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      const pe = a[p] as AccessEvent
+      if (pe.time <= e.time) break
+      a[i] = pe
+      i = p
+    }
+    a[i] = e
+  }
+
+  pop(): AccessEvent | undefined {
+    const a = this.a
+    const top = a[0]
+    const last = a.pop()
+    if (a.length > 0 && last) {
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        if (l >= a.length) break
+        const r = l + 1
+        const c = r < a.length && (a[r] as AccessEvent).time < (a[l] as AccessEvent).time ? r : l
+        if ((a[c] as AccessEvent).time >= last.time) break
+        a[i] = a[c] as AccessEvent
+        i = c
+      }
+      a[i] = last
+    }
+    return top
+  }
+}
+
+/**
+ * Puts one source's events in time order, absorbing disorder of up to `slackMs` (log lines written
+ * slightly out of order). An event older than one already released means the source is not in
+ * time order at all (a newest-first export): OrderViolation tells the caller to sort it whole.
+ */
+export async function* reorder(source: AsyncIterable<AccessEvent[]>, file: string, slackMs: number): AsyncGenerator<AccessEvent[]> {
+  const heap = new EventHeap()
+  let newest = Number.NEGATIVE_INFINITY
+  let released = Number.NEGATIVE_INFINITY
+  for await (const batch of source) {
+    const out: AccessEvent[] = []
+    for (const e of batch) {
+      if (e.time < released) throw new OrderViolation(file)
+      heap.push(e)
+      if (e.time > newest) newest = e.time
+    }
+    while (heap.size > 0 && (heap.peek() as AccessEvent).time < newest - slackMs) {
+      const e = heap.pop() as AccessEvent
+      released = e.time
+      out.push(e)
+    }
+    if (out.length > 0) yield out
+  }
+  const rest: AccessEvent[] = []
+  while (heap.size > 0) rest.push(heap.pop() as AccessEvent)
+  if (rest.length > 0) yield rest
+}
+
+/** A whole source sorted in memory: for sources that are not in time order. */
+export async function* sortedWhole(source: AsyncIterable<AccessEvent[]>): AsyncGenerator<AccessEvent[]> {
+  const all: AccessEvent[] = []
+  for await (const batch of source) for (const e of batch) all.push(e)
+  all.sort((a, b) => a.time - b.time)
+  for (let i = 0; i < all.length; i += 4096) yield all.slice(i, i + 4096)
+}
+
+/** Merges time-ordered sources into one time-ordered stream, holding one batch per source. */
+export async function* merge(sources: AsyncIterable<AccessEvent[]>[]): AsyncGenerator<AccessEvent[]> {
+  if (sources.length === 1 && sources[0]) {
+    yield* sources[0]
+    return
+  }
+  const iters = sources.map((s) => s[Symbol.asyncIterator]())
+  const buffers: {events: AccessEvent[]; pos: number; done: boolean}[] = iters.map(() => ({events: [], pos: 0, done: false}))
+  const refill = async (i: number): Promise<void> => {
+    const b = buffers[i]
+    const it = iters[i]
+    if (!b || !it) return
+    while (!b.done && b.pos >= b.events.length) {
+      const next = await it.next()
+      if (next.done) b.done = true
+      else [b.events, b.pos] = [next.value, 0]
+    }
+  }
+  await Promise.all(buffers.map((_, i) => refill(i)))
+  for (;;) {
+    const out: AccessEvent[] = []
+    // Emit until one source runs dry; then refill it before going on.
+    for (;;) {
+      let min = -1
+      let minTime = Number.POSITIVE_INFINITY
+      for (let i = 0; i < buffers.length; i++) {
+        const b = buffers[i] as (typeof buffers)[number]
+        if (b.pos < b.events.length) {
+          const t = (b.events[b.pos] as AccessEvent).time
+          if (t < minTime) [min, minTime] = [i, t]
+        }
+      }
+      if (min === -1) break
+      const b = buffers[min] as (typeof buffers)[number]
+      out.push(b.events[b.pos++] as AccessEvent)
+      if (b.pos >= b.events.length && !b.done) {
+        await refill(min)
+        if (out.length >= 4096) break
+      }
+    }
+    if (out.length > 0) yield out
+    if (buffers.every((b) => b.done && b.pos >= b.events.length)) return
+  }
+}
