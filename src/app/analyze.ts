@@ -34,7 +34,7 @@ export interface AnalyzeRequest {
 const EXAMPLES_PER_REASON = 3
 
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
-  const declared = req.deploysFile ? await readDeploys(req.deploysFile) : []
+  const declared = req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []
   const spooled = await spoolStdin(req)
   try {
     const paths = req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name}))
@@ -112,7 +112,7 @@ function inputSummary(stats: SourceStats[], skipped: Skipped, a: Analyzer): Anal
   }
 }
 
-async function readDeploys(file: string): Promise<DeclaredDeploy[]> {
+async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Promise<DeclaredDeploy[]> {
   let text: string
   try {
     text = await fs.readFile(file, 'utf8')
@@ -120,7 +120,13 @@ async function readDeploys(file: string): Promise<DeclaredDeploy[]> {
     throw new InputError(`${file}: cannot read the deploy file (${(error as {code?: string}).code ?? String(error)})`, file)
   }
   try {
-    return parseDeploys(text, file).deploys
+    const {deploys, rejected, format} = parseDeploys(text, file)
+    if (rejected.length > 0) {
+      const reasons = new Map<string, number>()
+      for (const r of rejected) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1)
+      notice?.(`${file} (${format}): ${deploys.length} deploys read, ${rejected.length} records skipped (${[...reasons].map(([k, n]) => `${k}: ${n}`).join(', ')}; first at record ${(rejected[0]?.index ?? 0) + 1})`)
+    }
+    return deploys
   } catch (error: unknown) {
     if (error instanceof DeployFileError) throw new InputError(error.message, file)
     throw error
