@@ -1,0 +1,104 @@
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {ROOT, runCli} from '../helpers/cli'
+
+const dir = mkdtempSync(join(tmpdir(), 'skewscan-cli-'))
+const line = (ts: string, ip: string, ua: string, path: string, bytes: number, status = 200, up = '10.1.0.1:8080') =>
+  `${ip} - - [29/Nov/2026:${ts} +0000] "GET ${path} HTTP/1.1" ${status} ${bytes} "https://shop.example.com/" "${ua}" 82 0.013 [default-web-80] [] ${up} ${bytes} 0.013 ${status} 0123456789abcdef0123456789abcdef`
+
+// Build A (shell 1832) until 14:01, build B (1851) from 14:01; one page of A gets B's shell back.
+const log = [
+  line('14:00:00', '10.0.0.1', 'Mozilla/5.0 A', '/', 1832),
+  line('14:00:00', '10.0.0.1', 'Mozilla/5.0 A', '/_build/app.aaaa.js', 50000),
+  line('14:01:00', '10.0.0.2', 'Mozilla/5.0 B', '/', 1851, 200, '10.1.1.1:8080'),
+  line('14:01:00', '10.0.0.3', 'Mozilla/5.0 \\x1B[31mred\\x07', '/', 1832),
+  line('14:01:00', '10.0.0.3', 'Mozilla/5.0 \\x1B[31mred\\x07', '/_build/app.aaaa.js', 1851, 200, '10.1.1.1:8080'),
+  line('14:01:30', '10.0.0.9', 'zgrab/0.x', '/js/app.js', 1851),
+  line('14:02:00', '10.0.0.2', 'Mozilla/5.0 B', '/_build/app.bbbb.js', 51000, 200, '10.1.1.1:8080'),
+].join('\n')
+const logFile = join(dir, 'access.log')
+writeFileSync(logFile, `${log}\n`)
+const quietFile = join(dir, 'quiet.log')
+writeFileSync(quietFile, `${log.split('\n').slice(0, 2).join('\n')}\n`)
+
+describe('skewscan analyze, run as a user would', () => {
+  it('prints the answer and the tables, exit 0', () => {
+    const r = runCli(['analyze', logFile])
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/^1 user hit broken pages \(1 of 3 page loads\) in 1 incident across 1 deploy/)
+    expect(r.stdout).toContain('Incidents')
+    expect(r.stdout).toMatch(/Orphan hits .*: 1 requests from 1 client/)
+  })
+
+  it('never lets control characters from the logs reach the terminal', () => {
+    const r = runCli(['analyze', logFile])
+    // eslint-disable-next-line no-control-regex
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
+    expect(r.stdout).toContain('\\u001b[31mred\\u0007')
+  })
+
+  it('--json prints the report, valid against schemas/analyze.schema.json, and nothing else', () => {
+    const r = runCli(['analyze', logFile, '--json'])
+    expect(r.status).toBe(0)
+    const report = JSON.parse(r.stdout)
+    const ajv = new Ajv({allErrors: true, strict: false})
+    addFormats(ajv)
+    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    expect(validate.errors ?? validate(report)).toBe(true)
+    expect(report).toMatchObject({schemaVersion: 1, totals: {affectedUsers: 1, brokenPageLoads: 1, pageLoads: 3}, orphans: {requests: 1, clients: 1}})
+  })
+
+  it('--fail-on incident exits 1 when there are incidents and 0 when there are none', () => {
+    expect(runCli(['analyze', logFile, '--fail-on', 'incident']).status).toBe(1)
+    expect(runCli(['analyze', quietFile, '--fail-on', 'incident']).status).toBe(0)
+  })
+
+  it('reads standard input with -', () => {
+    const r = runCli(['analyze', '-', '--json'], {input: `${log}\n`})
+    expect(r.status).toBe(0)
+    expect(JSON.parse(r.stdout).input).toMatchObject({records: 7, used: 7, sources: [{file: '-'}]})
+  })
+
+  it('--failures writes every flagged request as NDJSON', () => {
+    const out = join(dir, 'failures.ndjson')
+    expect(runCli(['analyze', logFile, '--failures', out]).status).toBe(0)
+    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(rows).toEqual([expect.objectContaining({
+      reason: 'fallback', direction: 'oldPageNewPod', path: '/_build/app.aaaa.js', requestId: '0123456789abcdef0123456789abcdef',
+      incidentId: 'I1', pageLoad: expect.objectContaining({build: 'B1', path: '/'}), source: {file: logFile, line: 5},
+    })])
+  })
+
+  it('exits 2 naming a file that does not exist', () => {
+    const r = runCli(['analyze', join(dir, 'nope.log')])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toMatch(/nope\.log: cannot read \(no such file\)/)
+  })
+
+  it('exits 2 naming a file in no known format and listing the formats', () => {
+    const junk = join(dir, 'junk.txt')
+    writeFileSync(junk, 'hello\nthis is not a log\n')
+    const r = runCli(['analyze', junk])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('junk.txt: not in any format skewscan reads')
+    expect(r.stderr).toContain('nginx combined / ingress-nginx upstream access lines')
+  })
+
+  it('exits 2 on a bad flag value, naming the flag', () => {
+    const r = runCli(['analyze', logFile, '--incident-gap', 'soon'])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('--incident-gap: "soon" is not a duration')
+  })
+
+  it('says so on stderr and exits 0 on empty input', () => {
+    const empty = join(dir, 'empty.log')
+    writeFileSync(empty, '')
+    const r = runCli(['analyze', empty])
+    expect(r.status).toBe(0)
+    expect(r.stderr).toContain('no records')
+    expect(r.stdout).toContain('No records in the input')
+  })
+})
