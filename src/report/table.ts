@@ -9,6 +9,12 @@ export interface TableOptions {
 
 const plain = {head: [] as string[], border: [] as string[]}
 
+const LEGEND = [
+  'Fwd: an old page asked a pod of the new build (forward skew); Bwd: a new page asked an old pod (backward skew).',
+  'Shell/404/type: the asset came back as the app shell (same byte length), as 404/410, or as text/html.',
+  'rollout: inside a deploy window; stale-client: after it, from tabs of a build no longer served.',
+].join('\n')
+
 /** `2026-11-29T14:02:10.000Z` -> `2026-11-29 14:02:10` (UTC, as in the logs' second resolution). */
 export function shortTime(iso: string): string {
   return iso.replace('T', ' ').replace(/\.000Z$/, 'Z').replace(/(\.\d{3})Z$/, '$1Z')
@@ -44,11 +50,11 @@ export function headline(r: AnalysisReport): string {
 }
 
 function deployTable(deploys: DeployReport[]): string {
-  const t = new Table({head: ['Deploy', 'Source', 'Window (UTC)', 'Length', 'Builds', 'Users', 'Broken loads', 'Old page→new pod', 'New page→old pod', 'Incidents'], style: plain})
+  const t = new Table({head: ['Deploy', 'Source', 'Window (UTC)', 'Length', 'Builds', 'Users', 'Broken/loads', 'Fwd', 'Bwd', 'Incidents'], style: plain})
   for (const d of deploys) {
     t.push([
       d.id, d.source, span(d.start, d.end), duration(d.windowSeconds), `${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`,
-      d.affectedUsers, `${d.affectedPageLoads} / ${d.pageLoads}`, d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod,
+      d.affectedUsers, `${d.affectedPageLoads}/${d.pageLoads}`, d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod,
       d.incidentIds.join(' ') || '-',
     ])
   }
@@ -56,13 +62,13 @@ function deployTable(deploys: DeployReport[]): string {
 }
 
 function incidentTable(incidents: IncidentReport[]): string {
-  const t = new Table({head: ['Incident', 'Kind', 'Deploy', 'Window (UTC)', 'Length', 'Users', 'Broken loads', 'Share', 'Failed req', 'Old→new / new→old / ?', 'Fallback / 404 / type'], style: plain})
+  const t = new Table({head: ['Incident', 'Kind', 'Deploy', 'Window (UTC)', 'Length', 'Users', 'Broken/loads', 'Share', 'Failed', 'Fwd/Bwd/?', 'Shell/404/type'], style: plain})
   for (const i of incidents) {
     t.push([
       i.id, i.kind, i.deployId ?? '-', span(i.start, i.end), duration(i.windowSeconds), i.affectedUsers,
-      `${i.affectedPageLoads} / ${i.pageLoads}`, pct(i.brokenShare), i.failedRequests,
-      `${i.byDirection.oldPageNewPod} / ${i.byDirection.newPageOldPod} / ${i.byDirection.unknown}`,
-      `${i.byReason.fallback} / ${i.byReason.missing} / ${i.byReason.contentType}`,
+      `${i.affectedPageLoads}/${i.pageLoads}`, pct(i.brokenShare), i.failedRequests,
+      `${i.byDirection.oldPageNewPod}/${i.byDirection.newPageOldPod}/${i.byDirection.unknown}`,
+      `${i.byReason.fallback}/${i.byReason.missing}/${i.byReason.contentType}`,
     ])
   }
   return t.toString()
@@ -104,6 +110,7 @@ export function renderTable(r: AnalysisReport, opts: TableOptions): string {
   const parts = [headline(r), '']
   if (r.deploys.length > 0) parts.push('Deploys', deployTable(r.deploys), '')
   if (r.incidents.length > 0) parts.push('Incidents', incidentTable(r.incidents), '')
+  if (r.deploys.length > 0 || r.incidents.length > 0) parts.push(LEGEND, '')
   if (r.affectedUsers.length > 0) {
     const shown = Math.min(opts.topSessions, r.affectedUsers.length)
     parts.push(`Most affected sessions (${shown} of ${r.affectedUsers.length})`, sessionTable(r, opts.topSessions), '')

@@ -181,27 +181,42 @@ export class FileSource {
   }
 }
 
-/** The reading mode a file's first lines call for, or undefined when none fits. */
+/**
+ * The reading mode a file's first lines call for, or undefined when none fits. JSON whose first
+ * line is a whole value is read line by line (NDJSON, one page per line); JSON whose first line is
+ * not is a pretty-printed document, unless other lines in the head are whole records (a cut-off
+ * first line of an NDJSON file).
+ */
 export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   const nonEmpty = head.filter((l) => !l.tooLong && l.text.trim() !== '')
   const first = nonEmpty[0]?.text.replace(/^\uFEFF/, '').trim()
   if (first === undefined) return undefined
   if (looksLikeCsvHeader(first)) return 'csv'
+  const json = first.startsWith('{') || first.startsWith('[')
+  if (json && parses(first)) return 'lines'
   for (const l of nonEmpty) {
-    const t = l.text.replace(/^\uFEFF/, '').trim()
-    if (t.startsWith('{') || t.startsWith('[')) {
-      try {
-        JSON.parse(t)
-        return 'lines'
-      } catch {
-        // not one value per line; maybe a pretty-printed document
-      }
-    } else if (!isBinary(t) && looksLikeAccessLine(t)) {
-      return 'lines'
-    }
+    const t = l.text.replace(/^\uFEFF/, '')
+    if (t.startsWith('{') ? parsesAsRecords(t) : !isBinary(t) && looksLikeAccessLine(t.trim())) return 'lines'
   }
-  if (first.startsWith('{') || first.startsWith('[')) return 'json-documents'
-  return undefined
+  return json ? 'json-documents' : undefined
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A line that is a whole JSON value holding at least one record (an empty page does not count). */
+function parsesAsRecords(text: string): boolean {
+  try {
+    return recordsOf(JSON.parse(text)).length > 0
+  } catch {
+    return false
+  }
 }
 
 async function* restOf(head: Line[], it: AsyncIterator<Line[]>): AsyncGenerator<Line[]> {
