@@ -1,4 +1,4 @@
-import type {AccessEvent} from '../model/access-event'
+import type {AccessEvent, RecordLocation} from '../model/access-event'
 import type {DeclaredDeploy} from '../model/deploy'
 import type {Direction, FailureReason, FailureRecord} from '../model/report'
 import {assetMatcher} from './asset-patterns'
@@ -40,6 +40,8 @@ export class Analyzer {
   brokenPageLoads = 0
   failedRequests = 0
   duplicates = 0
+  /** Where the first few dropped duplicates were, for the skipped-records summary. */
+  readonly duplicateExamples: RecordLocation[] = []
   first: number | undefined
   last: number | undefined
 
@@ -103,7 +105,7 @@ export class Analyzer {
     for (const {e, asset, key} of keyed) {
       if (e.id !== undefined) {
         if (ids.has(e.id)) {
-          this.duplicates++
+          if (this.duplicates++ < 3) this.duplicateExamples.push(e.location)
           continue
         }
         ids.add(e.id)
@@ -201,7 +203,9 @@ function directionOf(page: Build | undefined, serving: Build | undefined): Direc
 /** A total order on events of the same time that depends only on their content. */
 function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): number {
   return cmp(ak, bk) || cmp(a.path, b.path) || a.status - b.status || a.bytes - b.bytes ||
-    cmp(a.requestId ?? '', b.requestId ?? '') || cmp(a.id ?? '', b.id ?? '') || cmp(a.method, b.method)
+    cmp(a.requestId ?? '', b.requestId ?? '') || cmp(a.id ?? '', b.id ?? '') || cmp(a.method, b.method) ||
+    // Only copies of one record get this far: the first one read is kept, the later ones are duplicates.
+    cmp(a.location.file, b.location.file) || a.location.line - b.location.line
 }
 
 function cmp(a: string, b: string): number {

@@ -67,7 +67,8 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     })
     for await (const batch of merge(streams)) for (const e of batch) analyzer.push(e)
     const outcome = analyzer.finish(declared)
-    skipped.addCount('duplicate', analyzer.duplicates)
+    for (const location of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: 'the same event id was read before'})
+    skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
     return {schemaVersion: SCHEMA_VERSION, input: inputSummary(sources.map((s) => s.stats), skipped, analyzer), ...outcome}
   } finally {
     if (failures) await new Promise<void>((resolve) => failures.end(() => resolve()))

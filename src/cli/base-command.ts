@@ -23,7 +23,10 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {
-    return super.catch(toCliError(err))
+    const mapped = toCliError(err) as Error & {oclif?: {exit?: number}}
+    // Under --json oclif exits with err.exitCode ?? 1; keep the documented code instead.
+    if (mapped.oclif?.exit !== undefined) process.exitCode = mapped.oclif.exit
+    return super.catch(mapped)
   }
 
   /** Under --json an error is a small object, not oclif's whole parse context. */

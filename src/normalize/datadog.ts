@@ -1,5 +1,5 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
-import {parseAccessLine} from './access-line'
+import {parseAccessLine, parseIsoTime} from './access-line'
 import {type AttributeBag, applyMapping, dig, type NormalizeOptions, text} from './fields'
 
 /** One Datadog log, from any of its wrappers (API v2 item, v1 `content`, a CSV row). */
@@ -48,6 +48,8 @@ export function normalizeDatadog(log: DatadogLog, opts: NormalizeOptions): Parse
     const fromAttrs = fromAttributes(a, log.timestamp)
     if (!fromAttrs.ok) return fromAttrs
     event = fromAttrs.event
+    const answered = retriedUpstream(log.message)
+    if (answered) event.upstream = answered
   } else {
     const message = typeof log.message === 'string' ? log.message : undefined
     if (message === undefined) return {ok: false, reason: 'missing-path', detail: 'no http attributes and no message'}
@@ -98,15 +100,33 @@ function fromAttributes(a: Record<string, unknown>, timestamp: unknown): ParseOu
   return {ok: true, event}
 }
 
-/** ISO-8601 strings, epoch numbers (ms, or seconds below 1e11) and numeric strings. */
+/** The last representable instant of year 9999: later "times" are garbage. */
+const MAX_MS = 253_402_300_800_000
+
+/** ISO-8601 strings (checked field by field: no Feb 30, no year before 1970), epoch numbers (ms, or seconds below 1e11) and numeric strings. */
 export function parseTime(v: unknown): {ms: number} | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? {ms: Math.round(v < 1e11 ? v * 1000 : v)} : undefined
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) || v <= 0) return undefined
+    const ms = Math.round(v < 1e11 ? v * 1000 : v)
+    return ms < MAX_MS ? {ms} : undefined
+  }
   if (typeof v !== 'string' || v === '') return undefined
   if (/^\d+(\.\d+)?$/.test(v)) return parseTime(Number(v))
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(v)) return undefined
-  const ms = Date.parse(v)
-  return Number.isNaN(ms) ? undefined : {ms}
+  const iso = parseIsoTime(v.includes(' ') && !v.includes('T') ? v.replace(' ', 'T') : v)
+  return iso && iso.time < MAX_MS ? {ms: iso.time} : undefined
 }
+
+/**
+ * After retries the ingress pipeline keeps the FIRST upstream (`network.destination.ip`), which is
+ * the one that failed; the pod that answered is the last one in the raw line.
+ */
+function retriedUpstream(message: unknown): string | undefined {
+  if (typeof message !== 'string' || !RETRIED.test(message)) return undefined
+  const line = parseAccessLine(message)
+  return line.ok ? line.event.upstream : undefined
+}
+
+const RETRIED = /\d:\d+, \d/
 
 function toInt(v: unknown): number | undefined {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+(\.0+)?\s*$/.test(v) ? Number(v) : Number.NaN

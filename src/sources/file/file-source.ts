@@ -52,32 +52,35 @@ export class FileSource {
   async *batches(): AsyncGenerator<SourceBatch> {
     const stream = await openInput(this.path, this.displayName)
     const it = lines(stream, MAX_LINE)[Symbol.asyncIterator]()
-    const head: Line[] = []
     try {
       // Look at the first lines (at most ~256 KB of them) to tell the format.
+      const head: Line[] = []
+      let cut: StreamCut | undefined
       let size = 0
       while (head.length < 64 && size < 256 * 1024) {
-        const next = await it.next()
-        if (next.done) break
+        const next = await it.next().catch((error: unknown) => {
+          if (error instanceof StreamCut) return (cut = error), undefined
+          throw error
+        })
+        if (!next || next.done) break
         head.push(...next.value)
         size += next.value.reduce((n, l) => n + l.text.length, 0)
       }
       const format = detectFormat(head)
       if (format === undefined) {
-        if (head.every((l) => l.text.trim() === '')) {
-          this.stats.format = 'empty'
-          return
-        }
-        throw new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
+        if (head.every((l) => l.text.trim() === '')) this.stats.format = 'empty'
+        else if (!cut) throw new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
+      } else {
+        this.stats.format = format
+        const rest = restOf(head, cut ? undefined : it)
+        if (format === 'csv') yield* this.csvBatches(rest)
+        else if (format === 'json-documents') yield* this.documentBatches(rest)
+        else yield* this.lineBatches(rest)
       }
-      this.stats.format = format
-      const rest = restOf(head, it)
-      if (format === 'csv') yield* this.csvBatches(rest)
-      else if (format === 'json-documents') yield* this.documentBatches(rest)
-      else yield* this.lineBatches(rest)
+      if (cut) throw cut
     } catch (error: unknown) {
       if (!(error instanceof StreamCut)) throw error
-      yield this.batchOf([], [{reason: 'truncated-input', location: {file: this.displayName, line: error.line}, detail: `input ends early: ${error.message}`}])
+      yield this.batchOf([], [this.reject('truncated-input', error.line, `input ends early: ${error.message}`)])
     } finally {
       stream.destroy()
     }
@@ -135,18 +138,28 @@ export class FileSource {
     // Feed the lines back to the CSV parser, which handles quoted cells spanning lines.
     void (async () => {
       try {
-        for await (const chunk of rest) for (const l of chunk) if (!parser.write(`${l.text}\n`)) await new Promise((r) => parser.once('drain', r))
+        for await (const chunk of rest) {
+          if (parser.destroyed) return
+          for (const l of chunk) if (!parser.write(`${l.text}\n`)) await new Promise((r) => parser.once('drain', r))
+        }
         parser.end()
       } catch (error: unknown) {
         parser.destroy(error instanceof Error ? error : new Error(String(error)))
       }
     })()
     let columns: ReturnType<typeof csvColumns>
+    let width = 0
     let events: AccessEvent[] = []
     for await (const rec of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
+      if (rec.record.every((cell) => cell.trim() === '')) continue
       if (!columns) {
         columns = csvColumns(rec.record)
         if (!columns) throw new InputError(`${this.displayName}: CSV header has no Date/Timestamp column`, this.displayName)
+        width = rec.record.length
+        continue
+      }
+      if (rec.record.length !== width) {
+        rejections.push(this.reject('bad-csv-row', rec.info.lines, `${rec.record.length} cells where the header has ${width}`))
         continue
       }
       this.collect(normalizeDatadog(csvRowToLog(rec.record, columns), this.opts), rec.info.lines, events, rejections)
@@ -194,10 +207,21 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   if (looksLikeCsvHeader(first)) return 'csv'
   const json = first.startsWith('{') || first.startsWith('[')
   if (json && parses(first)) return 'lines'
-  for (const l of nonEmpty) {
+  if (!json && !isBinary(first) && looksLikeAccessLine(first)) return 'lines'
+  // Lines that start a JSON object at the margin: whole records (NDJSON after a cut-off first
+  // line) or pieces of a document written one item per line (`{...},`).
+  let whole = 0
+  let pieces = 0
+  for (const l of nonEmpty.slice(1)) {
     const t = l.text.replace(/^\uFEFF/, '')
-    if (t.startsWith('{') ? parsesAsRecords(t) : !isBinary(t) && looksLikeAccessLine(t.trim())) return 'lines'
+    if (t.startsWith('{')) {
+      if (parsesAsRecords(t)) whole++
+      else pieces++
+    } else if (!json && !isBinary(t) && looksLikeAccessLine(t.trim())) {
+      return 'lines'
+    }
   }
+  if (whole > 0 && whole >= pieces) return 'lines'
   return json ? 'json-documents' : undefined
 }
 
@@ -219,8 +243,9 @@ function parsesAsRecords(text: string): boolean {
   }
 }
 
-async function* restOf(head: Line[], it: AsyncIterator<Line[]>): AsyncGenerator<Line[]> {
+async function* restOf(head: Line[], it: AsyncIterator<Line[]> | undefined): AsyncGenerator<Line[]> {
   if (head.length > 0) yield head.map((l, i) => (i === 0 ? {...l, text: l.text.replace(/^\uFEFF/, '')} : l))
+  if (!it) return
   for (;;) {
     const next = await it.next()
     if (next.done) return

@@ -36,6 +36,7 @@ export class JsonItemSplitter {
   private itemArrayDepth = -1
   private garbageLine = -1
   private keyParts: string[] = []
+  private stringItem = false
 
   constructor(private readonly onItem: (item: JsonItem) => void, private readonly onProblem: (p: JsonProblem) => void) {}
 
@@ -49,7 +50,10 @@ export class JsonItemSplitter {
         else if (c === 92) this.escape = true
         else if (c === 34) {
           this.inString = false
-          if (this.keyStart !== -1) {
+          if (this.stringItem) {
+            this.stringItem = false
+            this.emit(text, from, i + 1)
+          } else if (this.keyStart !== -1) {
             this.lastKey = this.keyText(text, i)
             this.keyStart = -1
           }
@@ -75,6 +79,12 @@ export class JsonItemSplitter {
       }
       if (c === 34) {
         this.inString = true
+        if (this.depth === this.itemArrayDepth && !this.capture) {
+          // A string element of an item array: captured so the caller can count it as no record.
+          this.startCapture(-1)
+          from = i
+          this.stringItem = true
+        }
         // A string directly inside the top-level object may be a key; remember it to spot `data`.
         if (this.depth === 1 && this.itemArrayDepth === -1) this.keyStart = i + 1
         this.keyParts = []

@@ -26,11 +26,21 @@ export function normalizeObject(value: unknown, opts: NormalizeOptions): ParseOu
   if (!isRecord(value)) return {ok: false, reason: 'not-an-object', detail: `a JSON ${Array.isArray(value) ? 'array' : typeof value} where a log record was expected`}
   const dd = unwrapDatadog(value)
   if (dd) return normalizeDatadog(dd, opts)
-  if (looksLikeNginxJson(value)) {
+  if (looksLikeNginxJson(value) || nginxKeys(value) >= 2) {
     const out = parseNginxJson(value)
     return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
   }
   return {ok: false, reason: 'unknown-format', detail: `a JSON object with keys ${Object.keys(value).slice(0, 5).join(', ')}`}
+}
+
+const NGINX_KEYS = ['remote_addr', 'request', 'request_uri', 'uri', 'request_method', 'status', 'body_bytes_sent', 'bytes_sent',
+  'time_iso8601', 'time_local', 'msec', 'http_user_agent', 'http_referer', 'upstream_addr', 'request_id']
+
+/** How many typical nginx variable names an object has: enough of them make it an nginx JSON line missing a field. */
+function nginxKeys(value: Record<string, unknown>): number {
+  let n = 0
+  for (const k of NGINX_KEYS) if (k in value) n++
+  return n
 }
 
 /** One text line: JSON (NDJSON, a one-line page) or a raw access line. */
@@ -46,8 +56,21 @@ export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcom
     return recordsOf(value).map((r) => normalizeObject(r, opts))
   }
   if (isBinary(text)) return [{ok: false, reason: 'binary', detail: 'binary data'}]
+  if (isJsonScalar(text)) return [{ok: false, reason: 'not-an-object', detail: 'a JSON value where a log record was expected'}]
   const out = parseAccessLine(text.trim())
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
+}
+
+/** `42`, `"x"`, `null`, `true`: JSON, but no record. Access lines start with an address, never parse. */
+function isJsonScalar(text: string): boolean {
+  const t = text.trim()
+  if (!/^(-?\d|"|null$|true$|false$)/.test(t)) return false
+  try {
+    JSON.parse(t)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function firstNonSpace(text: string): string {
