@@ -65,7 +65,7 @@ export class Analyzer {
     if (this.last !== undefined && e.time < this.last) throw new Error(`events out of order: ${e.time} after ${this.last}`)
     this.first ??= e.time
     this.last = e.time
-    if (this.isShellPathResponse(e)) this.builds.learn(e.bytes, e.time)
+    if (this.isShellPathResponse(e)) this.builds.learn(e.bytes, e.time, e.upstream)
     this.queue.push(e)
     this.judgeUntil(e.time - this.options.lookaheadMs)
   }
@@ -121,8 +121,8 @@ export class Analyzer {
       this.judgePage(e, key)
       return
     }
-    const reason = this.failureReason(e)
     const pl = this.sessions.pageLoadFor(key, e.time, refererPath(e.referer))
+    const reason = this.failureReason(e, pl)
     if (!reason) {
       if (pl) this.sessions.touch(key, pl, e.time)
       return
@@ -154,13 +154,18 @@ export class Analyzer {
     this.pageLoads++
   }
 
-  private failureReason(e: AccessEvent): {reason: FailureReason; serving: Build | undefined} | undefined {
-    if (e.status === 404 || e.status === 410) return {reason: 'missing', serving: this.builds.podBuild(e.upstream)}
+  private failureReason(e: AccessEvent, pl: PageLoad | undefined): {reason: FailureReason; serving: Build | undefined} | undefined {
+    if (e.status === 404 || e.status === 410) return {reason: 'missing', serving: this.servingPod(e, pl)}
     if (e.status < 200 || e.status >= 300) return undefined
     const shell = this.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
     if (shell) return {reason: 'fallback', serving: shell}
-    if (e.contentType && /^\s*text\/html/i.test(e.contentType)) return {reason: 'contentType', serving: this.builds.podBuild(e.upstream)}
+    if (e.contentType && /^\s*text\/html/i.test(e.contentType)) return {reason: 'contentType', serving: this.servingPod(e, pl)}
     return undefined
+  }
+
+  /** The build of the pod that answered: the pod's own shells when it is logged, else the other build being served then. */
+  private servingPod(e: AccessEvent, pl: PageLoad | undefined): Build | undefined {
+    return this.builds.podBuild(e.upstream) ?? this.builds.otherServing(pl?.build, e.time, this.options.deployMarginMs)
   }
 
   private recordFailure(e: AccessEvent, key: string, pl: PageLoad, reason: FailureReason, serving: Build | undefined): void {

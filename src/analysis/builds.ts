@@ -45,8 +45,14 @@ export class BuildTracker {
     return undefined
   }
 
-  /** Look-ahead stage: a response on a shell path teaches a fingerprint. */
-  learn(bytes: number, time: number): Build {
+  /** Look-ahead stage: a response on a shell path teaches a fingerprint (and which build a pod runs). */
+  learn(bytes: number, time: number, upstream?: string): Build {
+    const b = this.learnBytes(bytes, time)
+    if (upstream) this.podBuilds.set(upstream, b)
+    return b
+  }
+
+  private learnBytes(bytes: number, time: number): Build {
     let b = this.match(bytes)
     if (!b) {
       b = {
@@ -68,13 +74,28 @@ export class BuildTracker {
     if (time < b.firstSeen) b.firstSeen = time
     if (time > b.lastSeen) b.lastSeen = time
     b.shellRequests++
-    if (upstream) this.podBuilds.set(upstream, b)
+    if (upstream && !this.podBuilds.has(upstream)) this.podBuilds.set(upstream, b)
     if (version) b.versions.set(version, (b.versions.get(version) ?? 0) + 1)
   }
 
   /** The build a pod was last seen serving. */
   podBuild(upstream: string | undefined): Build | undefined {
     return upstream ? this.podBuilds.get(upstream) : undefined
+  }
+
+  /**
+   * The one build other than `page` whose shell was being served at `time`: who must have answered
+   * a request that the page's own build would have served (a 404 for its asset, with no pod logged).
+   * `slackMs` widens each build's serving time: a new pod answers before its first shell is logged.
+   */
+  otherServing(page: Build | undefined, time: number, slackMs: number): Build | undefined {
+    let found: Build | undefined
+    for (const b of this.builds) {
+      if (b === page || time < b.aheadFirst - slackMs || time > b.aheadLast + slackMs) continue
+      if (found) return undefined // two candidates: cannot tell
+      found = b
+    }
+    return found
   }
 
   /** Builds that served at least one shell, in the order they were first seen. */
