@@ -51,7 +51,7 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
       fromBuild: buildId(d.from), toBuild: buildId(d.to),
       ...(service ? {service} : {}), ...(d.version ? {version: d.version} : {}), ...(d.description ? {description: d.description} : {}),
       incidentIds: mine.map(incidentId), affectedUsers: sessions.size, affectedPageLoads: pageLoads.size,
-      pageLoads: pageLoadsInWindow(a.timeline, undefined, d.start, d.end, pageLoads),
+      pageLoads: pageLoadsInWindow(a.timeline, undefined, d.start - options.deployMarginMs, d.end + options.deployMarginMs, pageLoads),
       failedRequests, byDirection,
     }
   })

@@ -47,7 +47,7 @@ export interface DeployReport {
   incidentIds: string[]
   affectedUsers: number
   affectedPageLoads: number
-  /** Page loads started inside the window, plus broken ones that started before it. */
+  /** Page loads started inside the window (plus the deploy margin), plus its broken ones that started outside it. */
   pageLoads: number
   failedRequests: number
   byDirection: Record<Direction, number>

@@ -43,10 +43,18 @@ export function headline(r: AnalysisReport): string {
   if (r.incidents.length === 0) {
     return `No broken page loads found in ${plural(t.pageLoads, 'page load')} (${plural(r.deploys.length, 'deploy')} seen).`
   }
-  const longest = [...r.incidents].sort((a, b) => b.windowSeconds - a.windowSeconds)[0] as IncidentReport
+  const parts = [`${plural(t.affectedUsers, 'user')} hit broken pages (${t.brokenPageLoads} of ${t.pageLoads} page loads) in ${plural(r.incidents.length, 'incident')} across ${plural(r.deploys.length, 'deploy')}`]
+  const rollouts = r.incidents.filter((i) => i.kind === 'rollout')
+  const longest = [...(rollouts.length > 0 ? rollouts : r.incidents)].sort((a, b) => b.windowSeconds - a.windowSeconds)[0] as IncidentReport
   const deploy = r.deploys.find((d) => d.id === longest.deployId)
-  const after = deploy ? `, ${longest.kind === 'rollout' ? 'during' : 'after'} deploy ${deploy.id} (${deploy.fromBuild ?? '?'} → ${deploy.toBuild ?? '?'}) at ${shortTime(deploy.start)}` : ''
-  return `${plural(t.affectedUsers, 'user')} hit broken pages (${t.brokenPageLoads} of ${t.pageLoads} page loads) in ${plural(r.incidents.length, 'incident')} across ${plural(r.deploys.length, 'deploy')}; the longest window was ${duration(longest.windowSeconds)}${after}.`
+  const when = deploy ? `, ${longest.kind === 'rollout' ? 'during' : 'after'} deploy ${deploy.id} (${deploy.fromBuild ?? '?'} → ${deploy.toBuild ?? '?'}) at ${shortTime(deploy.start)}` : ''
+  parts.push(`the longest ${longest.kind === 'rollout' ? 'rollout ' : ''}window was ${duration(longest.windowSeconds)}${when}`)
+  const stale = r.incidents.filter((i) => i.kind === 'stale-client')
+  if (stale.length > 0 && rollouts.length > 0) {
+    const users = stale.reduce((n, i) => n + i.affectedUsers, 0)
+    parts.push(`${plural(users, 'user')} on stale tabs failed after the deploy had ended`)
+  }
+  return `${parts.join('; ')}.`
 }
 
 function deployTable(deploys: DeployReport[]): string {
@@ -75,10 +83,13 @@ function incidentTable(incidents: IncidentReport[]): string {
 }
 
 function sessionTable(r: AnalysisReport, top: number): string {
-  const t = new Table({head: ['Session', 'Client IP', 'User agent', 'First failure', 'Failed req', 'Broken loads', 'Incidents'], style: plain})
-  for (const u of r.affectedUsers.slice(0, top)) {
+  const users = r.affectedUsers.slice(0, top)
+  // Without an explicit session key the session is just ip + user agent: no need to print it twice.
+  const explicit = users.some((u) => u.session !== `${u.clientIp} ${u.userAgent}`)
+  const t = new Table({head: [...(explicit ? ['Session'] : []), 'Client IP', 'User agent', 'First failure', 'Failed req', 'Broken loads', 'Incidents'], style: plain})
+  for (const u of users) {
     t.push([
-      terminalSafe(truncate(u.session, 40)), terminalSafe(u.clientIp), terminalSafe(truncate(u.userAgent, 40)),
+      ...(explicit ? [terminalSafe(truncate(u.session, 40))] : []), terminalSafe(u.clientIp), terminalSafe(truncate(u.userAgent, 60)),
       shortTime(u.firstFailure), u.failedRequests, u.brokenPageLoads, u.incidentIds.join(' '),
     ])
   }

@@ -168,7 +168,7 @@ describe('Analyzer: declared deploys', () => {
     const {report} = run([...rollout(), ev('10:30', 'u', '/', A), ev('10:30', 'u', '/_build/app.a1.js', B)], {}, declared)
     expect(report.deploys).toEqual([expect.objectContaining({
       id: 'D1', source: 'file', start: '2026-11-29T14:09:55.000Z', end: '2026-11-29T14:11:40.000Z',
-      fromBuild: 'B1', toBuild: 'B2', version: '2026.11.29-2', affectedUsers: 1, incidentIds: ['I1'],
+      fromBuild: 'B1', toBuild: 'B2', version: '2026.11.29-2', affectedUsers: 1, incidentIds: ['I1'], pageLoads: 3,
     })])
   })
 })
