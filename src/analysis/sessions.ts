@@ -1,3 +1,4 @@
+import {urlPath} from '../util/url-path'
 import type {Build} from './builds'
 
 /** A shell request and the asset requests that follow it in the same session. */
@@ -87,18 +88,5 @@ export class SessionTracker {
 
 /** The path part of a referer URL (`https://host/a?b` -> `/a`), or undefined for `-`/empty. */
 export function refererPath(referer: string | undefined): string | undefined {
-  if (!referer || referer === '-') return undefined
-  let start = 0
-  const scheme = referer.indexOf('://')
-  if (scheme !== -1) {
-    const slash = referer.indexOf('/', scheme + 3)
-    if (slash === -1) return '/'
-    start = slash
-  }
-  let end = referer.length
-  const q = referer.indexOf('?', start)
-  if (q !== -1) end = q
-  const h = referer.indexOf('#', start)
-  if (h !== -1 && h < end) end = h
-  return referer.slice(start, end) || '/'
+  return !referer || referer === '-' ? undefined : urlPath(referer)
 }

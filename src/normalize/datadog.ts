@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
 import {parseAccessLine, parseIsoTime} from './access-line'
+import {urlPath} from '../util/url-path'
 import {type AttributeBag, applyMapping, dig, type NormalizeOptions, text} from './fields'
 
 /** One Datadog log, from any of its wrappers (API v2 item, v1 `content`, a CSV row). */
@@ -69,7 +70,7 @@ function fromAttributes(a: Record<string, unknown>, timestamp: unknown): ParseOu
   const time = parseTime(timestamp) ?? parseTime(dig(a, 'date_access'))
   if (time === undefined) return {ok: false, reason: timestamp === undefined ? 'missing-time' : 'bad-time', detail: describe(timestamp)}
   const url = text(dig(a, 'http.url'))
-  const path = text(dig(a, 'http.url_details.path')) ?? (url === undefined ? undefined : pathOf(url))
+  const path = text(dig(a, 'http.url_details.path')) ?? (url === undefined ? undefined : urlPath(url))
   if (path === undefined) return {ok: false, reason: 'missing-path'}
   const statusRaw = dig(a, 'http.status_code')
   if (statusRaw === undefined) return {ok: false, reason: 'missing-status'}
@@ -133,17 +134,6 @@ function toInt(v: unknown): number | undefined {
   return Number.isInteger(n) ? n : undefined
 }
 
-function pathOf(url: string): string {
-  let start = 0
-  const scheme = url.indexOf('://')
-  if (scheme !== -1) {
-    const slash = url.indexOf('/', scheme + 3)
-    if (slash === -1) return '/'
-    start = slash
-  }
-  const q = url.search(/[?#]/)
-  return url.slice(start, q === -1 || q < start ? url.length : q) || '/'
-}
 
 function tagValue(tags: readonly string[], name: string): string | undefined {
   const prefix = `${name}:`
