@@ -12,12 +12,15 @@ import {type AnalysisReport, type FailureRecord, SCHEMA_VERSION, type SkippedLoc
 import type {NormalizeOptions} from '../normalize/fields'
 import {DeployFileError, parseDeploys} from '../sources/deploys/parse-deploys'
 import {InputError, OrderViolation} from '../sources/errors'
-import {FileSource, type SourceStats} from '../sources/file/file-source'
+import {FileSource} from '../sources/file/file-source'
+import type {RecordSource, SourceStats} from '../sources/source'
 import {merge, reorder, sortedWhole} from '../sources/order'
 
 export interface AnalyzeRequest {
   /** Files to read; `-` reads `stdin`. */
   inputs: string[]
+  /** Other sources read alongside the files (the Datadog API). */
+  sources?: RecordSource[]
   stdin?: Readable
   normalize: NormalizeOptions
   analysis: AnalysisOptions
@@ -58,7 +61,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
   const failures = req.failuresFile ? await openFailures(req.failuresFile) : undefined
   const skipped = new Skipped()
   const analyzer = new Analyzer(req.analysis, failures ? (f: FailureRecord) => failures.write(`${JSON.stringify(f)}\n`) : undefined)
-  const sources = paths.map(({name, path}) => new FileSource(path, name, req.normalize))
+  const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize)), ...(req.sources ?? [])]
   try {
     // Files are opened (and checked) before any is read, so a missing one fails fast.
     const streams = sources.map((s) => {
@@ -75,7 +78,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
   }
 }
 
-async function* eventsOf(source: FileSource, skipped: Skipped): AsyncGenerator<AccessEvent[]> {
+async function* eventsOf(source: RecordSource, skipped: Skipped): AsyncGenerator<AccessEvent[]> {
   for await (const batch of source.batches()) {
     for (const r of batch.rejections) skipped.add(r)
     if (batch.events.length > 0) yield batch.events

@@ -6,6 +6,7 @@ import {looksLikeAccessLine} from '../../normalize/access-line'
 import {normalizeDatadog} from '../../normalize/datadog'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {InputError} from '../errors'
+import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
 import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, StreamCut} from './lines'
@@ -14,17 +15,7 @@ import {isBinary, normalizeLine, normalizeObject, recordsOf} from './records'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
 
-export interface SourceBatch {
-  events: AccessEvent[]
-  rejections: Rejection[]
-}
-
-export interface SourceStats {
-  file: string
-  format: string
-  records: number
-  skipped: number
-}
+export type {SourceBatch, SourceStats} from '../source'
 
 /** Longest line kept; a one-line API page of 1000 events is about 1-2 MB. */
 export const MAX_LINE = 16 * 1024 * 1024
@@ -42,7 +33,7 @@ export const ACCEPTED_FORMATS = [
  * Reads one input file (plain or gzip, format detected from its content) into events and counted
  * rejections, in batches, never holding the whole file.
  */
-export class FileSource {
+export class FileSource implements RecordSource {
   readonly stats: SourceStats
 
   constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions) {
