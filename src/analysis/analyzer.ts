@@ -5,8 +5,9 @@ import {assetMatcher} from './asset-patterns'
 import {type Build, BuildTracker, buildId} from './builds'
 import {IncidentClusterer, incidentId, PageLoadTimeline} from './incidents'
 import type {AnalysisOptions} from './options'
+import {TrafficHistogram} from './traffic'
 import {type Outcome, summarize} from './summarize'
-import {type PageLoad, refererPath, SessionTracker} from './sessions'
+import {MAX_PAGE_REQUESTS, type PageLoad, refererPath, SessionTracker} from './sessions'
 
 export interface AffectedSession {
   key: string
@@ -33,6 +34,7 @@ export class Analyzer {
   readonly sessions: SessionTracker
   readonly clusterer: IncidentClusterer
   readonly timeline = new PageLoadTimeline()
+  readonly traffic = new TrafficHistogram(10_000)
   readonly affected = new Map<string, AffectedSession>()
   readonly orphanClients = new Set<string>()
   orphanRequests = 0
@@ -115,6 +117,7 @@ export class Analyzer {
   }
 
   private judge(e: AccessEvent, asset: boolean, key: string): void {
+    this.traffic.request(e.service ?? '', e.time)
     if (e.method !== 'GET' && e.method !== 'HEAD') return
     this.sessions.expire(e.time)
     if (!asset) {
@@ -123,6 +126,9 @@ export class Analyzer {
     }
     const pl = this.sessions.pageLoadFor(key, e.time, refererPath(e.referer))
     const reason = this.failureReason(e, pl)
+    if (pl?.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
+      pl.requests.push({time: e.time, path: e.path, status: e.status, bytes: e.bytes, build: reason?.serving ?? this.builds.podBuild(e.upstream), reason: reason?.reason})
+    }
     if (!reason) {
       if (pl) this.sessions.touch(key, pl, e.time)
       return
@@ -149,8 +155,10 @@ export class Analyzer {
       return // a revalidated shell (304) still starts a page load, of a build we cannot tell
     }
     const service = e.service ?? ''
-    this.sessions.startPageLoad(key, e.clientIp, e.userAgent, e.time, e.path, service, build)
+    const pl = this.sessions.startPageLoad(key, e.clientIp, e.userAgent, e.time, e.path, service, build)
+    if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
     this.timeline.add(service, e.time)
+    this.traffic.pageLoad(service, e.time)
     this.pageLoads++
   }
 
@@ -171,6 +179,7 @@ export class Analyzer {
   private recordFailure(e: AccessEvent, key: string, pl: PageLoad, reason: FailureReason, serving: Build | undefined): void {
     const direction = directionOf(pl.build, serving)
     const inc = this.clusterer.add(pl.service, e.time, key, pl, reason, direction)
+    this.traffic.failure(pl.service, e.time)
     this.sessions.touch(key, pl, e.time)
     if (pl.failures++ === 0) this.brokenPageLoads++
     this.failedRequests++

@@ -14,6 +14,8 @@ export interface AnalysisOptions {
   deployMarginMs: number
   /** How far ahead shell lengths are learned before requests are judged (1-second logs have no order). */
   lookaheadMs: number
+  /** Keep the requests of broken page loads and the traffic timeline for the HTML report. */
+  detail?: boolean
 }
 
 export const DEFAULT_ASSET_PATTERNS = [

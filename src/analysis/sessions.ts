@@ -1,16 +1,35 @@
+import type {FailureReason} from '../model/report'
 import {urlPath} from '../util/url-path'
 import type {Build} from './builds'
 
 /** A shell request and the asset requests that follow it in the same session. */
+/** One request of a page load, kept for the HTML report's waterfall. */
+export interface PageRequest {
+  time: number
+  path: string
+  status: number
+  bytes: number
+  /** The build that answered, when known. */
+  build: Build | undefined
+  /** Why it broke the page, when it did. */
+  reason?: FailureReason
+}
+
 export interface PageLoad {
   id: number
+  session: string
   time: number
   path: string
   service: string
   build: Build | undefined
   lastActivity: number
   failures: number
+  /** The page's requests (shell first), only when the analysis keeps detail; capped. */
+  requests?: PageRequest[]
 }
+
+/** Requests kept per page load for the waterfall. */
+export const MAX_PAGE_REQUESTS = 40
 
 export interface Session {
   key: string
@@ -45,7 +64,7 @@ export class SessionTracker {
       s = {key, clientIp, userAgent, pageLoads: [], lastSeen: time}
       this.sessions.set(key, s)
     }
-    const pl: PageLoad = {id: this.nextPageLoadId++, time, path, service, build, lastActivity: time, failures: 0}
+    const pl: PageLoad = {id: this.nextPageLoadId++, session: key, time, path, service, build, lastActivity: time, failures: 0}
     s.pageLoads.push(pl)
     if (s.pageLoads.length > MAX_PAGE_LOADS) s.pageLoads.shift()
     s.lastSeen = Math.max(s.lastSeen, time)

@@ -1,5 +1,5 @@
 import type {DeclaredDeploy} from '../model/deploy'
-import type {AffectedUserReport, AnalysisReport, BuildReport, DeployReport, IncidentKind, IncidentReport} from '../model/report'
+import type {AffectedUserReport, AnalysisReport, BuildReport, DeployReport, IncidentKind, IncidentReport, ReportDetails} from '../model/report'
 import type {Analyzer} from './analyzer'
 import {buildId, mainVersion} from './builds'
 import {inferDeploys, resolveDeclared, type ResolvedDeploy} from './deploys'
@@ -73,9 +73,35 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
     }))
 
   return {
+    ...(options.detail ? {details: details(a, incidents)} : {}),
     totals: {pageLoads: a.pageLoads, brokenPageLoads: a.brokenPageLoads, affectedUsers: a.affected.size, failedRequests: a.failedRequests},
     builds: buildReports, deploys: deployReports, incidents: incidentReports, affectedUsers,
     orphans: {requests: a.orphanRequests, clients: a.orphanClients.size},
+  }
+}
+
+function details(a: Analyzer, incidents: readonly IncidentAccumulator[]): ReportDetails {
+  const pageLoads = new Map<PageLoad, Set<number>>()
+  for (const inc of incidents) {
+    for (const pl of inc.pageLoads) {
+      let ids = pageLoads.get(pl)
+      if (!ids) pageLoads.set(pl, (ids = new Set()))
+      ids.add(inc.index)
+    }
+  }
+  return {
+    bucketSeconds: a.traffic.bucketMs / 1000,
+    timeline: a.traffic.series().map((s) => ({
+      service: s.service || null, buckets: s.buckets.map((b) => ({start: iso(b.start), requests: b.requests, pageLoads: b.pageLoads, failures: b.failures})),
+    })),
+    brokenPageLoads: [...pageLoads].sort(([x], [y]) => x.time - y.time || x.id - y.id).map(([pl, ids]) => {
+      const user = a.affected.get(pl.session)
+      return {
+        id: pl.id, session: pl.session, clientIp: user?.clientIp ?? '', userAgent: user?.userAgent ?? '', time: iso(pl.time), path: pl.path,
+        build: buildId(pl.build), incidentIds: [...ids].sort((x, y) => x - y).map((i) => `I${i + 1}`),
+        requests: (pl.requests ?? []).map((r) => ({time: iso(r.time), path: r.path, status: r.status, bytes: r.bytes, build: buildId(r.build), reason: r.reason ?? null})),
+      }
+    }),
   }
 }
 

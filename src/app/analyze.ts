@@ -29,6 +29,8 @@ export interface AnalyzeRequest {
   reorderWindowMs: number
   /** Writes every flagged request here as NDJSON. */
   failuresFile?: string
+  /** Called with every flagged request (for the CSV and NDJSON reports). */
+  onFailure?: (f: FailureRecord) => void
   /** Called with notes for the user (stderr): sources re-read sorted, and the like. */
   onNotice?: (message: string) => void
 }
@@ -60,7 +62,11 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
 async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[]): Promise<AnalysisReport> {
   const failures = req.failuresFile ? await openFailures(req.failuresFile) : undefined
   const skipped = new Skipped()
-  const analyzer = new Analyzer(req.analysis, failures ? (f: FailureRecord) => failures.write(`${JSON.stringify(f)}\n`) : undefined)
+  const collected: FailureRecord[] = []
+  const analyzer = new Analyzer(req.analysis, (f: FailureRecord) => {
+    failures?.write(`${JSON.stringify(f)}\n`)
+    if (req.onFailure) collected.push(f)
+  })
   const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize)), ...(req.sources ?? [])]
   try {
     // Files are opened (and checked) before any is read, so a missing one fails fast.
@@ -70,6 +76,8 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     })
     for await (const batch of merge(streams)) for (const e of batch) analyzer.push(e)
     const outcome = analyzer.finish(declared)
+    // Handed over only once the run is final: a source re-read in order starts the analysis over.
+    if (req.onFailure) for (const f of collected) req.onFailure(f)
     for (const location of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: 'the same event id was read before'})
     skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
     return {schemaVersion: SCHEMA_VERSION, input: inputSummary(sources.map((s) => s.stats), skipped, analyzer), ...outcome}

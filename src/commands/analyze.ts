@@ -1,23 +1,29 @@
 import {Args, Flags} from '@oclif/core'
 import {analyze} from '../app/analyze'
+import {deliver} from '../app/deliver'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
 import {EXIT} from '../cli/exit-codes'
+import {outputFlags} from '../cli/output-flags'
 import {analyzeSettings} from '../config/analyze-options'
-import type {AnalysisReport} from '../model/report'
-import {renderTable} from '../report/table'
+import {failedRules} from '../config/fail-on'
+import {outputSettings} from '../config/output-options'
+import type {AnalysisReport, FailureRecord} from '../model/report'
+import {NEEDS_FAILURES} from '../report/formats'
+import {headline} from '../report/table'
 
 export default class Analyze extends BaseCommand {
   static override summary = 'Find stale-bundle failures (assets answered with the app shell) in access logs'
   static override description = `Reads exported access logs (Datadog API JSON/NDJSON, Log Explorer CSV, nginx and ingress-nginx lines, nginx JSON; plain or gzip; - for stdin), finds asset requests that got the SPA's index.html or a 404 during and after deploys, and reports how many users got a broken page, for how long, after which deploy.
 
-Exit codes: 0 ran; 1 incidents found and --fail-on incident given; 2 usage error or unreadable input; 3 a source failed.`
+Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable input; 3 a source failed.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/rolling-round-robin/ingress.log',
     '<%= config.bin %> <%= command.id %> export.csv --deploys deploys.json --json > report.json',
     'zcat logs/*.gz | <%= config.bin %> <%= command.id %> - --session-key cookie:INGRESSCOOKIE --failures failed.ndjson',
-    '<%= config.bin %> <%= command.id %> pages.json --fail-on incident',
+    '<%= config.bin %> <%= command.id %> pages.json --format html --output report.html',
+    '<%= config.bin %> <%= command.id %> day.ndjson.gz --format markdown,json --out-dir reports/ --fail-on "affected-users>10"',
   ]
 
   static override enableJsonFlag = true
@@ -25,21 +31,33 @@ Exit codes: 0 ran; 1 incidents found and --fail-on incident given; 2 usage error
   static override args = {file: Args.string({description: 'log files to read (plain or gzip); - reads standard input', required: true})}
   static override flags = {
     ...analysisFlags,
+    ...outputFlags,
     failures: Flags.string({description: 'write every flagged request to this file as NDJSON (reason, page load, request id)'}),
-    'fail-on': Flags.string({options: ['incident'], description: 'exit 1 when incidents are found'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
   }
 
   async run(): Promise<AnalysisReport> {
     const {argv, flags} = await this.parse(Analyze)
     const settings = analyzeSettings(flags)
+    const {plan, failOn} = outputSettings(flags)
+    const failures: FailureRecord[] = []
     const report = await analyze({
-      ...settings, inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys,
-      failuresFile: flags.failures, onNotice: (m) => this.notice(m),
+      ...settings, analysis: {...settings.analysis, detail: plan.formats.includes('html')},
+      inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
+      onFailure: plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
+      onNotice: (m) => this.notice(m),
     })
     if (report.input.records === 0) this.notice('The input holds no records: the report is empty.')
-    this.print(renderTable(report, {topSessions: flags.top}))
-    if (flags['fail-on'] === 'incident' && report.incidents.length > 0) this.setExitCode(EXIT.FINDINGS)
+    if (!this.jsonEnabled()) {
+      const out = await deliver(report, plan, {failures, generatedAt: new Date(), version: this.config.version, topSessions: flags.top})
+      this.print(out.stdout)
+      if (out.written.length > 0) this.notice(`${headline(report)} Wrote ${out.written.join(', ')}`)
+    }
+    const broken = failedRules(report, failOn)
+    if (broken.length > 0) {
+      this.notice(`--fail-on: ${broken.map((r) => r.text).join(', ')}`)
+      this.setExitCode(EXIT.FINDINGS)
+    }
     return report
   }
 }

@@ -56,3 +56,13 @@ export function parseAssetPatterns(values: readonly string[]): string[] {
   for (const v of values) if (v.trim() === '') throw new ConfigError('--asset-pattern: an empty pattern would match every path')
   return values.map((v) => v.trim())
 }
+
+/** `--format a,b` (repeatable) into a list of known formats, in the order given, without repeats. */
+export function parseFormats<F extends string>(values: readonly string[], known: readonly F[]): F[] {
+  const out: F[] = []
+  for (const v of values.flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '')) {
+    if (!(known as readonly string[]).includes(v)) throw new ConfigError(`--format: "${v}" is not one of ${known.join(', ')}`)
+    if (!out.includes(v as F)) out.push(v as F)
+  }
+  return out
+}

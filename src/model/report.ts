@@ -81,6 +81,24 @@ export interface AffectedUserReport {
   incidentIds: string[]
 }
 
+/** Detail for the HTML report (`--format html`): the traffic timeline and the broken page loads' requests. */
+export interface ReportDetails {
+  bucketSeconds: number
+  timeline: {service: string | null; buckets: {start: string; requests: number; pageLoads: number; failures: number}[]}[]
+  brokenPageLoads: {
+    id: number
+    session: string
+    clientIp: string
+    userAgent: string
+    time: string
+    path: string
+    build: string | null
+    incidentIds: string[]
+    /** The shell first, then the page's requests in time order (at most 40). */
+    requests: {time: string; path: string; status: number; bytes: number; build: string | null; reason: FailureReason | null}[]
+  }[]
+}
+
 export interface AnalysisReport {
   schemaVersion: number
   input: InputSummary
@@ -90,6 +108,7 @@ export interface AnalysisReport {
   incidents: IncidentReport[]
   affectedUsers: AffectedUserReport[]
   orphans: {requests: number; clients: number}
+  details?: ReportDetails
 }
 
 /** One flagged request, as written by `--failures FILE` (one JSON object per line). */

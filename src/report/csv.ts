@@ -1,0 +1,32 @@
+import type {FailureRecord} from '../model/report'
+
+const COLUMNS: [string, (f: FailureRecord) => string | number | null | undefined][] = [
+  ['time', (f) => f.time], ['incident', (f) => f.incidentId], ['reason', (f) => f.reason], ['direction', (f) => f.direction],
+  ['method', (f) => f.method], ['path', (f) => f.path], ['status', (f) => f.status], ['bytes', (f) => f.bytes],
+  ['client_ip', (f) => f.clientIp], ['user_agent', (f) => f.userAgent], ['session', (f) => f.session], ['service', (f) => f.service],
+  ['page_load', (f) => f.pageLoad.id], ['page_time', (f) => f.pageLoad.time], ['page_path', (f) => f.pageLoad.path],
+  ['page_build', (f) => f.pageLoad.build], ['serving_build', (f) => f.servingBuild], ['upstream', (f) => f.upstream],
+  ['request_id', (f) => f.requestId], ['source_file', (f) => f.source.file], ['source_line', (f) => f.source.line],
+]
+
+/**
+ * A cell that a spreadsheet will not run: text starting with = + - @ (or tab/CR, which some
+ * spreadsheets skip before evaluating) is prefixed with a quote. Numbers stay numbers.
+ */
+export function csvCell(v: string | number | null | undefined): string {
+  if (v === null || v === undefined) return ''
+  if (typeof v === 'number') return String(v)
+  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
+}
+
+export const CSV_HEADER = `${COLUMNS.map(([name]) => name).join(',')}\r\n`
+
+export function csvRow(f: FailureRecord): string {
+  return `${COLUMNS.map(([, get]) => csvCell(get(f))).join(',')}\r\n`
+}
+
+/** One row per failed request, RFC 4180 (CRLF), formula-looking cells neutralised. */
+export function renderCsv(failures: readonly FailureRecord[]): string {
+  return CSV_HEADER + failures.map(csvRow).join('')
+}

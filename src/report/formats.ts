@@ -1,0 +1,32 @@
+import type {AnalysisReport, FailureRecord} from '../model/report'
+import {renderCsv} from './csv'
+import {renderHtml} from './html'
+import {renderMarkdown} from './markdown'
+import {renderTable} from './table'
+
+export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'markdown', 'html'] as const
+export type Format = (typeof FORMATS)[number]
+
+export const EXTENSIONS: Record<Format, string> = {table: 'txt', json: 'json', ndjson: 'ndjson', csv: 'csv', markdown: 'md', html: 'html'}
+
+/** Formats that list every failed request, so the analysis must hand them over. */
+export const NEEDS_FAILURES: readonly Format[] = ['ndjson', 'csv']
+
+export interface RenderContext {
+  failures: readonly FailureRecord[]
+  generatedAt: Date
+  version: string
+  topSessions: number
+}
+
+/** The report in one format, as a string (renderers never print). */
+export function render(format: Format, r: AnalysisReport, ctx: RenderContext): string {
+  switch (format) {
+    case 'table': return renderTable(r, {topSessions: ctx.topSessions})
+    case 'json': return `${JSON.stringify(r, null, 2)}\n`
+    case 'ndjson': return ctx.failures.map((f) => `${JSON.stringify(f)}\n`).join('')
+    case 'csv': return renderCsv(ctx.failures)
+    case 'markdown': return renderMarkdown(r)
+    case 'html': return renderHtml(r, {generatedAt: ctx.generatedAt, version: ctx.version})
+  }
+}

@@ -1,0 +1,221 @@
+import type {AnalysisReport, DeployReport, IncidentReport, ReportDetails} from '../model/report'
+import {duration, headline, shortTime} from './table'
+
+export interface HtmlOptions {
+  /** When the report was made (passed in: renderers do not read the clock). */
+  generatedAt: Date
+  version: string
+}
+
+/** Log content is attacker-controlled: everything that reaches the page goes through here. */
+export function esc(s: string | number | null | undefined): string {
+  return String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+const t = (iso: string): number => Date.parse(iso)
+const pct = (share: number): string => `${Math.round(share * 1000) / 10}%`
+const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16)
+
+type Bucket = ReportDetails['timeline'][number]['buckets'][number]
+
+/** At most `max` bars: buckets merged into wider ones covering [from, to]. */
+function rebucket(buckets: readonly Bucket[], from: number, to: number, baseSeconds: number, max: number) {
+  const base = baseSeconds * 1000
+  const width = Math.max(base, Math.ceil((to - from) / max / base) * base)
+  const bars = new Map<number, {requests: number; failures: number}>()
+  for (const b of buckets) {
+    const k = Math.floor((t(b.start) - from) / width)
+    const bar = bars.get(k) ?? {requests: 0, failures: 0}
+    bar.requests += b.requests
+    bar.failures += b.failures
+    bars.set(k, bar)
+  }
+  return {width, bars}
+}
+
+function niceStep(spanMs: number): number {
+  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map((m) => m * 60_000)
+  return steps.find((s) => spanMs / s <= 8) ?? 2_880 * 60_000
+}
+
+/** The timeline of one service: traffic, failures, deploy windows shaded, incidents and builds marked. */
+function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number], bucketSeconds: number): string {
+  const starts = [r.input.first, ...r.deploys.flatMap((d) => [d.start, d.end])].filter((x): x is string => x !== null).map(t)
+  const ends = [r.input.last, ...r.deploys.map((d) => d.end)].filter((x): x is string => x !== null).map(t)
+  const from = Math.min(...starts)
+  const to = Math.max(...ends, from + 60_000)
+  const W = 1000
+  const L = 50
+  const plotW = W - L - 10
+  const x = (ms: number): number => L + ((ms - from) / (to - from)) * plotW
+  const {width, bars} = rebucket(series.buckets, from, to, bucketSeconds, 240)
+  const barW = Math.max(1, (width / (to - from)) * plotW - 0.5)
+  const maxReq = Math.max(1, ...[...bars.values()].map((b) => b.requests))
+  const maxFail = Math.max(1, ...[...bars.values()].map((b) => b.failures))
+  const service = series.service ?? ''
+  const deploys = r.deploys.filter((d) => !d.service || !service || d.service === service)
+  const incidents = r.incidents.filter((i) => !i.service || !service || i.service === service)
+  const reqTop = 20
+  const reqH = 100
+  const failTop = 140
+  const failH = 60
+  const incTop = 212
+  const buildTop = 236
+  const H = buildTop + r.builds.length * 14 + 30
+  const parts: string[] = [`<svg class="timeline" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="timeline of ${esc(service || 'all traffic')}" xmlns="http://www.w3.org/2000/svg">`]
+  for (const d of deploys) {
+    const x0 = x(t(d.start))
+    parts.push(`<rect class="deploy-band" data-deploy="${esc(d.id)}" x="${x0.toFixed(1)}" y="${reqTop - 12}" width="${Math.max(2, x(t(d.end)) - x0).toFixed(1)}" height="${incTop - reqTop + 6}"><title>${esc(`${d.id}: ${shortTime(d.start)} → ${shortTime(d.end)} (${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'})`)}</title></rect>`,
+      `<text class="deploy-label" x="${(x0 + 2).toFixed(1)}" y="${reqTop - 2}">${esc(d.id)}</text>`)
+  }
+  for (const [k, b] of bars) {
+    const bx = (L + ((k * width) / (to - from)) * plotW).toFixed(1)
+    const rh = (b.requests / maxReq) * reqH
+    parts.push(`<rect class="req" x="${bx}" y="${(reqTop + reqH - rh).toFixed(1)}" width="${barW.toFixed(1)}" height="${rh.toFixed(1)}"/>`)
+    if (b.failures > 0) {
+      const fh = Math.max(1.5, (b.failures / maxFail) * failH)
+      parts.push(`<rect class="fail" x="${bx}" y="${(failTop + failH - fh).toFixed(1)}" width="${barW.toFixed(1)}" height="${fh.toFixed(1)}"><title>${b.failures} failed</title></rect>`)
+    }
+  }
+  parts.push(`<text class="axis" x="4" y="${reqTop + 10}">requests</text><text class="axis" x="4" y="${reqTop + 22}">max ${maxReq}</text>`,
+    `<text class="axis" x="4" y="${failTop + 10}">failures</text><text class="axis" x="4" y="${failTop + 22}">max ${maxFail}</text>`,
+    `<line class="base" x1="${L}" x2="${W - 10}" y1="${reqTop + reqH}" y2="${reqTop + reqH}"/><line class="base" x1="${L}" x2="${W - 10}" y1="${failTop + failH}" y2="${failTop + failH}"/>`)
+  for (const i of incidents) {
+    const x0 = x(t(i.start))
+    parts.push(`<rect class="incident-mark ${esc(i.kind)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.kind}: ${i.affectedUsers} users, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
+      `<text class="axis" x="${(x0 + 2).toFixed(1)}" y="${incTop + 20}">${esc(i.id)}</text>`)
+  }
+  r.builds.forEach((b, n) => {
+    const y = buildTop + 14 + n * 14
+    const x0 = x(t(b.firstSeen))
+    parts.push(`<line class="build" x1="${x0.toFixed(1)}" x2="${Math.max(x0 + 2, x(t(b.lastSeen))).toFixed(1)}" y1="${y}" y2="${y}"><title>${esc(`${b.id}: shell ${b.shellBytes} bytes, ${shortTime(b.firstSeen)} → ${shortTime(b.lastSeen)}`)}</title></line>`,
+      `<text class="axis" x="4" y="${y + 4}">${esc(b.id)}</text>`)
+  })
+  const step = niceStep(to - from)
+  for (let tick = Math.ceil(from / step) * step; tick <= to; tick += step) {
+    parts.push(`<text class="axis tick" x="${x(tick).toFixed(1)}" y="${H - 6}">${hhmm(tick)}</text>`)
+  }
+  parts.push('</svg>')
+  return parts.join('\n')
+}
+
+function table(head: string[], rows: (string | number)[][], cls = ''): string {
+  return `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+    rows.map((r) => `<tr>${r.map((c) => `<td>${typeof c === 'number' ? c : c}</td>`).join('')}</tr>`).join('') + '</tbody></table>'
+}
+
+function deployRows(deploys: DeployReport[]): (string | number)[][] {
+  return deploys.map((d) => [esc(d.id), esc(d.source), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
+    esc(`${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`), d.affectedUsers, `${d.affectedPageLoads} / ${d.pageLoads}`,
+    d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(d.incidentIds.join(' ') || '-')])
+}
+
+function incidentRows(incidents: IncidentReport[]): (string | number)[][] {
+  return incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.kind)}">${esc(i.kind)}</span>`, esc(i.deployId ?? '-'),
+    esc(`${shortTime(i.start)} → ${shortTime(i.end)}`), esc(duration(i.windowSeconds)), i.affectedUsers, `${i.affectedPageLoads} / ${i.pageLoads}`,
+    esc(pct(i.brokenShare)), i.failedRequests, `${i.byDirection.oldPageNewPod} / ${i.byDirection.newPageOldPod} / ${i.byDirection.unknown}`,
+    `${i.byReason.fallback} / ${i.byReason.missing} / ${i.byReason.contentType}`])
+}
+
+type BrokenPageLoad = ReportDetails['brokenPageLoads'][number]
+
+/** A page load's requests as a small waterfall: offset from the shell, path, status, bytes, the build that answered. */
+function waterfall(pl: BrokenPageLoad): string {
+  const t0 = t(pl.time)
+  const span = Math.max(1000, ...pl.requests.map((q) => t(q.time) - t0))
+  const rows = pl.requests.map((q) => {
+    const off = t(q.time) - t0
+    const left = Math.min(97, (off / span) * 100)
+    return `<tr class="${q.reason ? 'failed' : ''}"><td class="num">+${(off / 1000).toFixed(off % 1000 === 0 ? 0 : 3)} s</td><td class="path">${esc(q.path)}</td>` +
+      `<td class="num">${q.status}</td><td class="num">${q.bytes}</td><td>${esc(q.build ?? '?')}</td><td>${esc(q.reason ?? '')}</td>` +
+      `<td class="lane"><span class="bar" style="margin-left:${left.toFixed(1)}%"></span></td></tr>`
+  })
+  return `<table class="waterfall"><thead><tr><th>at</th><th>path</th><th>status</th><th>bytes</th><th>answered by</th><th>broke</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+}
+
+function incidentSessions(inc: IncidentReport, details: ReportDetails | undefined): string {
+  const pls = (details?.brokenPageLoads ?? []).filter((p) => p.incidentIds.includes(inc.id))
+  const sessions = new Map<string, BrokenPageLoad[]>()
+  for (const p of pls) sessions.set(p.session, [...(sessions.get(p.session) ?? []), p])
+  const items = [...sessions].map(([, list], n) => {
+    const first = list[0] as BrokenPageLoad
+    const failed = list.reduce((n, p) => n + p.requests.filter((q) => q.reason).length, 0)
+    // The first session is open, so the page shows a waterfall without a click.
+    return `<details class="session"${n === 0 ? ' open' : ''}><summary><code>${esc(first.clientIp)}</code> ${esc(first.userAgent)} — ${list.length} broken page load${list.length === 1 ? '' : 's'}, ${failed} failed request${failed === 1 ? '' : 's'}</summary>` +
+      list.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}</p>${waterfall(p)}`).join('') + '</details>'
+  })
+  return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.kind)}">${esc(inc.kind)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${inc.affectedUsers} users</h3>` +
+    (items.length > 0 ? items.join('\n') : '<p class="muted">Run with --format html to keep the page loads of affected sessions.</p>') + '</section>'
+}
+
+const LEGEND = [
+  ['Shell', 'the app\'s index.html: the homepage and every route the app answers with it. Its byte length fingerprints a build.'],
+  ['Fallback hit', 'an asset request (a .js or .css file) answered 200 with a shell: the pod did not have the file and served its index.html instead. The browser fails with “Unexpected token \'<\'” or a strict MIME type error.'],
+  ['Missing asset', 'an asset request answered 404/410, on hosts that do not fall back to the shell.'],
+  ['Forward skew', 'an old page (shell of the older build) asked a pod of the newer build for its assets.'],
+  ['Backward skew', 'a new page asked a pod still running the older build.'],
+  ['Rollout', 'failures inside a deploy window (with margin): the race while old and new pods serve side by side.'],
+  ['Stale client', 'failures after the deploy ended, from tabs of a build no longer served loading lazy chunks.'],
+  ['Orphan hit', 'an old asset URL requested with no page load behind it (crawlers, scanners): not counted as a user.'],
+]
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1100px;color:#1d2330;padding:0 16px}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #dde1e8;padding-bottom:4px} h3{font-size:15px;margin:16px 0 6px}
+.answer{font-size:17px;background:#fff4f2;border-left:4px solid #d2452f;padding:10px 14px;margin:12px 0}
+.answer.ok{background:#f1faf3;border-color:#2f9d57}
+.muted{color:#6a7282} code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#f3f4f7;padding:1px 4px;border-radius:3px}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:13px} th,td{border:1px solid #dde1e8;padding:3px 8px;text-align:left;vertical-align:top} th{background:#f6f7f9}
+td.num{text-align:right;font-variant-numeric:tabular-nums} td.path{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all;max-width:420px}
+.kind.rollout{color:#b3261e;font-weight:600} .kind.stale-client{color:#a45c00;font-weight:600} .kind.unattributed{color:#555}
+svg.timeline{background:#fbfbfc;border:1px solid #e3e6eb;margin:6px 0}
+svg .req{fill:#9aa5b8} svg .fail{fill:#d2452f} svg .deploy-band{fill:#3b6fd8;fill-opacity:.13;stroke:#3b6fd8;stroke-opacity:.5}
+svg .deploy-label{font:600 11px system-ui,sans-serif;fill:#2a54aa} svg .axis{font:10px system-ui,sans-serif;fill:#5b6474} svg .tick{text-anchor:middle}
+svg .base{stroke:#c5cad3} svg .incident-mark{fill:#d2452f} svg .incident-mark.stale-client{fill:#e08a00} svg .incident-mark.unattributed{fill:#777}
+svg .build{stroke:#2f9d57;stroke-width:5;stroke-linecap:round}
+details.session{border:1px solid #e3e6eb;border-radius:4px;margin:4px 0;padding:4px 8px;background:#fff} details.session summary{cursor:pointer}
+table.waterfall tr.failed td{background:#fff0ee} td.lane{width:180px;padding:3px 4px} .bar{display:inline-block;width:6px;height:8px;background:#6d7a91;border-radius:2px}
+tr.failed .bar{background:#d2452f} dl.legend dt{font-weight:600;margin-top:6px} dl.legend dd{margin:0 0 0 16px}
+`
+
+/** One self-contained page: no scripts, no external fetches; a CSP forbids both in case anything slipped through. */
+export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
+  const ok = r.incidents.length === 0
+  const details = r.details
+  const timelines = (details?.timeline ?? []).map((s) =>
+    `<h3>${esc(s.service ?? 'all traffic')}</h3>${timelineSvg(r, s, details?.bucketSeconds ?? 10)}`).join('\n')
+  const i = r.input
+  const body = [
+    '<h1>skewscan report</h1>',
+    `<p class="muted">Generated ${esc(opts.generatedAt.toISOString())} by skewscan ${esc(opts.version)} · input ${esc(i.first ? shortTime(i.first) : '-')} → ${esc(i.last ? shortTime(i.last) : '-')} · ${i.records} records, ${i.skipped.total} skipped</p>`,
+    `<p class="answer${ok ? ' ok' : ''}">${esc(headline(r))}</p>`,
+    '<h2>Timeline</h2>',
+    '<p class="muted">Grey: requests per interval. Red: failed asset requests. Blue bands: deploy windows. Marks below: incidents (red rollout, orange stale clients). Green lines: when each build\'s shell was served.</p>',
+    timelines || '<p class="muted">No traffic.</p>',
+    '<h2>Deploys</h2>',
+    r.deploys.length > 0 ? table(['Deploy', 'Source', 'Window (UTC)', 'Length', 'Builds', 'Users', 'Broken / page loads', 'Forward', 'Backward', 'Incidents'], deployRows(r.deploys)) : '<p class="muted">No deploys seen.</p>',
+    '<h2>Incidents</h2>',
+    r.incidents.length > 0 ? table(['Incident', 'Kind', 'Deploy', 'Window (UTC)', 'Length', 'Users', 'Broken / page loads', 'Share', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r.incidents)) : '<p class="muted">No incidents.</p>',
+    ...r.incidents.map((inc) => incidentSessions(inc, details)),
+    '<h2>Builds</h2>',
+    table(['Build', 'Shell bytes', 'First seen', 'Last seen', 'Shell requests', 'Version'], r.builds.map((b) => [esc(b.id), b.shellBytes, esc(shortTime(b.firstSeen)), esc(shortTime(b.lastSeen)), b.shellRequests, esc(b.version ?? '-')])),
+    '<h2>Input</h2>',
+    table(['Source', 'Format', 'Records', 'Skipped'], i.sources.map((s) => [esc(s.file), esc(s.format), s.records, s.skipped])),
+    Object.keys(i.skipped.byReason).length > 0
+      ? table(['Skipped because', 'Records', 'First at'], Object.entries(i.skipped.byReason).map(([reason, n]) => [esc(reason), n,
+        esc(i.skipped.examples.filter((e) => e.reason === reason).map((e) => `${e.file}:${e.line}`).join(', '))]))
+      : '',
+    `<p>Orphan hits: ${r.orphans.requests} requests from ${r.orphans.clients} clients (old asset URLs with no page load behind them; not users).</p>`,
+    '<h2>Terms</h2>',
+    `<dl class="legend">${LEGEND.map(([term, text]) => `<dt>${esc(term)}</dt><dd>${esc(text)}</dd>`).join('')}</dl>`,
+  ]
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>skewscan report</title><style>${STYLE}</style></head>
+<body>
+${body.join('\n')}
+</body></html>
+`
+}

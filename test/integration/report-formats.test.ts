@@ -1,0 +1,85 @@
+/**
+ * Markdown and CSV reports against checked-in expected files (fixtures/expected/), the JSON with
+ * detail against the schema, and the scheduled-run contract: dated files, a summary line on
+ * stderr, the exit code from --fail-on.
+ */
+import Ajv from 'ajv'
+import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {csvCell} from '../../src/report/csv'
+import {mdCell} from '../../src/report/markdown'
+import {ROOT, runCli} from '../helpers/cli'
+
+const EXPECTED = join(ROOT, 'fixtures', 'expected')
+const ARGS = ['analyze', 'fixtures/two-deploys/ingress.log', '--deploys', 'fixtures/two-deploys/deploys.json']
+
+/** Compares with the expected file; UPDATE_EXPECTED=1 rewrites it (review the diff before committing). */
+function matchesExpected(name: string, actual: string): void {
+  const path = join(EXPECTED, name)
+  if (process.env.UPDATE_EXPECTED === '1') writeFileSync(path, actual)
+  expect(actual).toBe(readFileSync(path, 'utf8'))
+}
+
+describe('report formats', () => {
+  it('markdown: the answer and the per-deploy table, as in fixtures/expected/two-deploys.md', () => {
+    const r = runCli([...ARGS, '--format', 'markdown'])
+    expect(r.status).toBe(0)
+    matchesExpected('two-deploys.md', r.stdout)
+    expect(r.stdout).toContain('| D1 (file) | 2026-11-29 14:10:00Z → 2026-11-29 14:11:30Z | 90 s | B1 → B2 | 7 | 9 of 18 | 13 | 5 | I1 |')
+  })
+
+  it('csv: one row per failed request, as in fixtures/expected/two-deploys.csv', () => {
+    const r = runCli([...ARGS, '--format', 'csv'])
+    expect(r.status).toBe(0)
+    matchesExpected('two-deploys.csv', r.stdout)
+    const rows = r.stdout.trim().split('\r\n')
+    expect(rows).toHaveLength(1 + 40) // header + the truth's 40 failed requests
+    expect(rows[0]).toMatch(/^time,incident,reason,direction,method,path,status,bytes,client_ip,user_agent,/)
+  })
+
+  it('csv and markdown cells neutralise log text: formulas, pipes, HTML', () => {
+    expect(['=HYPERLINK("x")', '+1', '-2+3', '@SUM(A1)', '\t=1', 'plain'].map(csvCell)).toEqual([
+      '"\'=HYPERLINK(""x"")"', "'+1", "'-2+3", "'@SUM(A1)", "'\t=1", 'plain'])
+    expect(csvCell(42)).toBe('42')
+    expect(mdCell('a|b <script> `x` [l](http://e)')).toBe('a\\|b \\<script\\> \\`x\\` \\[l\\](http://e)')
+  })
+
+  it('json with --format html detail still matches the schema', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skewscan-fmt-'))
+    const r = runCli([...ARGS, '--format', 'json,html', '--out-dir', dir])
+    expect(r.status).toBe(0)
+    const json = readdirSync(dir).find((f) => f.endsWith('.json')) ?? ''
+    const report = JSON.parse(readFileSync(join(dir, json), 'utf8'))
+    expect(report.details.brokenPageLoads).toHaveLength(22)
+    const validate = new Ajv({strict: false}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    expect(validate.errors ?? validate(report)).toBe(true)
+  })
+})
+
+describe('scheduled runs', () => {
+  it('writes each format to a dated file, prints one summary line on stderr, nothing on stdout', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skewscan-cron-'))
+    const r = runCli([...ARGS, '--format', 'markdown,json,csv', '--out-dir', join(dir, 'reports')])
+    expect(r.status).toBe(0)
+    expect(r.stdout).toBe('')
+    const files = readdirSync(join(dir, 'reports')).sort()
+    expect(files).toHaveLength(3)
+    expect(files.every((f) => /^skewscan-\d{8}T\d{6}Z\.(md|json|csv)$/.test(f))).toBe(true)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toMatch(/^17 users hit broken pages .* Wrote .*skewscan-\d{8}T\d{6}Z\.md/)
+  })
+
+  it.each([['incident', 1], ['affected-users>17', 0]])('--fail-on %s exits %i', (rule, code) => {
+    const r = runCli([...ARGS, '--format', 'markdown', '--fail-on', rule])
+    expect(r.status).toBe(code)
+    expect(r.stderr.includes('--fail-on: incident')).toBe(code === 1)
+  })
+
+  it('rejects a bad --fail-on and a bad --format with exit 2', () => {
+    const a = runCli([...ARGS, '--fail-on', 'users>3'])
+    expect([a.status, a.stderr]).toEqual([2, expect.stringContaining('--fail-on: "users>3" must be')])
+    const b = runCli([...ARGS, '--format', 'markdown,json'])
+    expect([b.status, b.stderr]).toEqual([2, expect.stringContaining('several formats need --out-dir')])
+  })
+})
