@@ -13,6 +13,8 @@ export interface Build {
   lastSeen: number
   shellRequests: number
   versions: Map<string, number>
+  /** The pods (upstream addresses) that served this build's shell: its replicas. */
+  pods: Set<string>
 }
 
 export function buildId(build: Build | undefined): string | null {
@@ -58,7 +60,7 @@ export class BuildTracker {
       b = {
         index: this.builds.length, shellBytes: bytes, aheadFirst: time, aheadLast: time,
         firstSeen: Number.POSITIVE_INFINITY, lastSeen: Number.NEGATIVE_INFINITY, shellRequests: 0,
-        versions: new Map(),
+        versions: new Map(), pods: new Set(),
       }
       this.builds.push(b)
       this.byBytes.set(bytes, b)
@@ -74,7 +76,10 @@ export class BuildTracker {
     if (time < b.firstSeen) b.firstSeen = time
     if (time > b.lastSeen) b.lastSeen = time
     b.shellRequests++
-    if (upstream && !this.podBuilds.has(upstream)) this.podBuilds.set(upstream, b)
+    if (upstream) {
+      b.pods.add(upstream)
+      if (!this.podBuilds.has(upstream)) this.podBuilds.set(upstream, b)
+    }
     if (version) b.versions.set(version, (b.versions.get(version) ?? 0) + 1)
   }
 

@@ -60,7 +60,7 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
     const version = mainVersion(b)
     return {
       id: buildId(b) ?? '', shellBytes: b.shellBytes, firstSeen: iso(b.firstSeen), lastSeen: iso(b.lastSeen),
-      shellRequests: b.shellRequests, ...(version ? {version} : {}),
+      shellRequests: b.shellRequests, ...(b.pods.size > 0 ? {pods: b.pods.size} : {}), ...(version ? {version} : {}),
     }
   })
 

@@ -33,19 +33,19 @@ export async function deliver(r: AnalysisReport, plan: OutputPlan, ctx: RenderCo
     const written = []
     for (const {format, text} of rendered) {
       const path = join(plan.outDir, `skewscan-${stamp(ctx.generatedAt)}.${EXTENSIONS[format]}`)
-      await writeFile(path, text)
+      await writeReport(path, text)
       written.push(path)
     }
     return {stdout: '', written}
   }
   if (plan.output) {
-    await writeFile(plan.output, rendered.map((x) => x.text).join(''))
+    await writeReport(plan.output, rendered.map((x) => x.text).join(''))
     return {stdout: '', written: [plan.output]}
   }
   return {stdout: rendered.map((x) => x.text).join(''), written: []}
 }
 
-async function writeFile(path: string, text: string): Promise<void> {
+export async function writeReport(path: string, text: string): Promise<void> {
   try {
     await fs.writeFile(path, text)
   } catch (error: unknown) {

@@ -66,3 +66,12 @@ export function parseFormats<F extends string>(values: readonly string[], known:
   }
   return out
 }
+
+/** An instant given on the command line: ISO-8601 with a zone (or a date, taken as UTC midnight), or epoch milliseconds. */
+export function parseInstant(flag: string, value: string): number {
+  const v = value.trim()
+  const ms = /^\d{11,}$/.test(v) ? Number(v) : /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`)
+    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) ? Date.parse(v) : Number.NaN
+  if (Number.isNaN(ms)) throw new ConfigError(`--${flag}: "${value}" is not a time (use ISO-8601 with a zone, e.g. 2026-11-29T14:00:00Z, a date, or epoch milliseconds)`)
+  return ms
+}

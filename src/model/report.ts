@@ -30,6 +30,8 @@ export interface BuildReport {
   firstSeen: string
   lastSeen: string
   shellRequests: number
+  /** Pods (upstream addresses) seen serving this build's shell, when the logs name them. */
+  pods?: number
   version?: string
 }
 

@@ -172,7 +172,7 @@ svg.timeline{background:#fbfbfc;border:1px solid #e3e6eb;margin:6px 0}
 svg .req{fill:#9aa5b8} svg .fail{fill:#d2452f} svg .deploy-band{fill:#3b6fd8;fill-opacity:.13;stroke:#3b6fd8;stroke-opacity:.5}
 svg .deploy-label{font:600 11px system-ui,sans-serif;fill:#2a54aa} svg .axis{font:10px system-ui,sans-serif;fill:#5b6474} svg .tick{text-anchor:middle}
 svg .base{stroke:#c5cad3} svg .incident-mark{fill:#d2452f} svg .incident-mark.stale-client{fill:#e08a00} svg .incident-mark.unattributed{fill:#777}
-svg .build{stroke:#2f9d57;stroke-width:5;stroke-linecap:round}
+svg .build{stroke:#2f9d57;stroke-width:5;stroke-linecap:round} svg .share.first{fill:#d2452f} svg .share.later{fill:#2f9d57}
 details.session{border:1px solid #e3e6eb;border-radius:4px;margin:4px 0;padding:4px 8px;background:#fff} details.session summary{cursor:pointer}
 table.waterfall tr.failed td{background:#fff0ee} td.lane{width:180px;padding:3px 4px} .bar{display:inline-block;width:6px;height:8px;background:#6d7a91;border-radius:2px}
 tr.failed .bar{background:#d2452f} dl.legend dt{font-weight:600;margin-top:6px} dl.legend dd{margin:0 0 0 16px}
@@ -209,13 +209,18 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     '<h2>Terms</h2>',
     `<dl class="legend">${LEGEND.map(([term, text]) => `<dt>${esc(term)}</dt><dd>${esc(text)}</dd>`).join('')}</dl>`,
   ]
+  return htmlPage('skewscan report', body.join('\n'))
+}
+
+/** A whole page: inline styles only, and a CSP that forbids scripts and fetches. */
+export function htmlPage(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>skewscan report</title><style>${STYLE}</style></head>
+<title>${esc(title)}</title><style>${STYLE}</style></head>
 <body>
-${body.join('\n')}
+${body}
 </body></html>
 `
 }

@@ -1,0 +1,34 @@
+import {compareReport, deployRows} from '../analysis/compare'
+import type {CompareDeploy, CompareReport} from '../model/compare'
+import {analyze, type AnalyzeRequest} from './analyze'
+
+export interface CompareRequest {
+  /** Everything an analysis needs except its inputs. */
+  base: Omit<AnalyzeRequest, 'inputs'>
+  /** One analysis of these inputs, its deploys split at `fixDate`… */
+  inputs?: string[]
+  fixDate?: number
+  /** …or one analysis per labelled set of inputs. */
+  sets?: {name: string; inputs: string[]}[]
+  /** Replicas, when the logs do not name the pods. */
+  pods?: number
+}
+
+/** Per deploy and per group: broken share, users and window, before and after a fix. */
+export async function compare(req: CompareRequest): Promise<CompareReport> {
+  const withPods = (rows: CompareDeploy[]): CompareDeploy[] => (req.pods ? rows.map((d) => ({...d, pods: req.pods ?? d.pods})) : rows)
+  if (req.sets) {
+    const groups = []
+    for (const set of req.sets) {
+      const report = await analyze({...req.base, inputs: set.inputs})
+      groups.push({name: set.name, rows: withPods(deployRows(set.name, report))})
+    }
+    return compareReport({kind: 'sets'}, groups)
+  }
+  const fix = req.fixDate ?? Number.POSITIVE_INFINITY
+  const report = await analyze({...req.base, inputs: req.inputs ?? []})
+  return compareReport({kind: 'fix-date', fixDate: new Date(fix).toISOString()}, [
+    {name: 'before', rows: withPods(deployRows('before', report, (t) => t < fix))},
+    {name: 'after', rows: withPods(deployRows('after', report, (t) => t >= fix))},
+  ])
+}

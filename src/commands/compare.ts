@@ -1,0 +1,48 @@
+import {Flags} from '@oclif/core'
+import {compare} from '../app/compare'
+import {analysisFlags} from '../cli/analysis-flags'
+import {BaseCommand} from '../cli/base-command'
+import {analyzeSettings} from '../config/analyze-options'
+import {compareSettings} from '../config/compare-options'
+import {writeReport} from '../app/deliver'
+import type {CompareReport} from '../model/compare'
+import {renderCompareHtml, renderCompareMarkdown, renderCompareTable} from '../report/compare'
+
+export default class Compare extends BaseCommand {
+  static override summary = 'Did the fix work? Broken share, users and window per deploy, before and after a fix'
+  static override description = `Splits deploys before and after --fix-date (one set of logs), or compares labelled sets of logs (--set NAME=FILES, e.g. before and after turning on cookie affinity), and puts the measured broken share beside the residual that cookie affinity alone would leave (about 1/pods of the race, per the write-up this tool grew from).
+
+Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> month.ndjson.gz --deploys deploys.json --fix-date 2026-11-15T00:00:00Z',
+    '<%= config.bin %> <%= command.id %> --set round-robin=fixtures/rolling-round-robin/ingress.log --set affinity=fixtures/rolling-sticky/ingress.log',
+    '<%= config.bin %> <%= command.id %> logs/*.log --fix-date 2026-11-15 --format markdown',
+  ]
+
+  static override enableJsonFlag = true
+  static override strict = false
+  static override flags = {
+    ...analysisFlags,
+    'fix-date': Flags.string({description: 'when the fix went live: deploys before it against deploys after it'}),
+    set: Flags.string({multiple: true, description: 'a labelled set of log files, NAME=FILE[,FILE...]; give two or more instead of FILE arguments'}),
+    pods: Flags.integer({min: 1, description: 'replicas per deploy, when the logs name no upstream pods'}),
+    format: Flags.string({description: 'table (default), json, markdown or html', helpGroup: 'OUTPUT'}),
+    output: Flags.string({char: 'o', description: 'write the report to this file instead of stdout', helpGroup: 'OUTPUT'}),
+  }
+
+  async run(): Promise<CompareReport> {
+    const {argv, flags} = await this.parse(Compare)
+    const settings = compareSettings(argv as string[], flags)
+    const report = await compare({
+      base: {...analyzeSettings(flags), stdin: process.stdin, deploysFile: flags.deploys, onNotice: (m) => this.notice(m)},
+      inputs: settings.inputs, fixDate: settings.fixDate, sets: settings.sets, pods: flags.pods,
+    })
+    const text = settings.format === 'json' ? `${JSON.stringify(report, null, 2)}\n`
+      : settings.format === 'markdown' ? renderCompareMarkdown(report)
+        : settings.format === 'html' ? renderCompareHtml(report, new Date(), this.config.version) : renderCompareTable(report)
+    if (flags.output) await writeReport(flags.output, text)
+    else this.print(text)
+    return report
+  }
+}
