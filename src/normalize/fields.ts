@@ -41,21 +41,25 @@ export function lookup(bag: AttributeBag, path: string): unknown {
   return dig(bag.attributes, p) ?? dig(bag.top, p)
 }
 
+const SEGMENTS = new Map<string, string[]>()
+
+/**
+ * The value at a dotted path. A key holding the whole path wins (CSV `@http.status_code` columns
+ * become such flat keys); otherwise the path is walked object by object.
+ */
 export function dig(obj: unknown, path: string): unknown {
   if (obj === null || typeof obj !== 'object') return undefined
-  const rec = obj as Record<string, unknown>
-  if (path in rec) return rec[path] // flat keys such as nginx's `cookie_INGRESSCOOKIE` or CSV's dotted columns
-  const dot = path.indexOf('.')
-  if (dot === -1) return undefined
-  // Try every split point: attribute names may themselves contain dots.
-  for (let i = dot; i !== -1; i = path.indexOf('.', i + 1)) {
-    const head = rec[path.slice(0, i)]
-    if (head !== undefined) {
-      const v = dig(head, path.slice(i + 1))
-      if (v !== undefined) return v
-    }
+  const direct = (obj as Record<string, unknown>)[path]
+  if (direct !== undefined) return direct
+  let parts = SEGMENTS.get(path)
+  if (!parts) SEGMENTS.set(path, (parts = path.split('.')))
+  if (parts.length === 1) return undefined
+  let cur: unknown = obj
+  for (const p of parts) {
+    if (cur === null || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[p]
   }
-  return undefined
+  return cur
 }
 
 /** A usable string from a logged value: numbers are stringified, `-` and empty mean absent. */
