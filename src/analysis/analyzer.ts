@@ -3,6 +3,7 @@ import type {DeclaredDeploy} from '../model/deploy'
 import type {Direction, FailureReason, FailureRecord} from '../model/report'
 import {assetMatcher} from './asset-patterns'
 import {type Build, BuildTracker, buildId} from './builds'
+import {detach} from '../util/detach'
 import {IncidentClusterer, incidentId, PageLoadTimeline} from './incidents'
 import type {AnalysisOptions} from './options'
 import {TrafficHistogram} from './traffic'
@@ -135,7 +136,7 @@ export class Analyzer {
     }
     if (!pl) {
       this.orphanRequests++
-      this.orphanClients.add(key)
+      if (!this.orphanClients.has(key)) this.orphanClients.add(detach(key))
       return
     }
     this.recordFailure(e, key, pl, reason.reason, reason.serving)
@@ -178,19 +179,21 @@ export class Analyzer {
 
   private recordFailure(e: AccessEvent, key: string, pl: PageLoad, reason: FailureReason, serving: Build | undefined): void {
     const direction = directionOf(pl.build, serving)
-    const inc = this.clusterer.add(pl.service, e.time, key, pl, reason, direction)
+    let user = this.affected.get(key)
+    if (!user) {
+      // Kept for the whole run: copied off the read buffer they were cut from (see detach).
+      user = {
+        key: detach(key), clientIp: detach(e.clientIp), userAgent: detach(e.userAgent), firstFailure: e.time, lastFailure: e.time,
+        pageLoads: new Set(), failedRequests: 0, incidents: new Set(),
+      }
+      this.affected.set(user.key, user)
+    }
+    if (pl.failures === 0) [pl.path, pl.session, pl.service] = [detach(pl.path), user.key, detach(pl.service)]
+    const inc = this.clusterer.add(pl.service, e.time, user.key, pl, reason, direction)
     this.traffic.failure(pl.service, e.time)
     this.sessions.touch(key, pl, e.time)
     if (pl.failures++ === 0) this.brokenPageLoads++
     this.failedRequests++
-    let user = this.affected.get(key)
-    if (!user) {
-      user = {
-        key, clientIp: e.clientIp, userAgent: e.userAgent, firstFailure: e.time, lastFailure: e.time,
-        pageLoads: new Set(), failedRequests: 0, incidents: new Set(),
-      }
-      this.affected.set(key, user)
-    }
     user.lastFailure = e.time
     user.pageLoads.add(pl.id)
     user.failedRequests++

@@ -1,3 +1,5 @@
+import {detach} from '../util/detach'
+
 /**
  * A build as the logs show it: one shell length (its fingerprint). Builds are numbered in the order
  * their shell first appears on a shell path; that order also decides what "older" means.
@@ -50,7 +52,7 @@ export class BuildTracker {
   /** Look-ahead stage: a response on a shell path teaches a fingerprint (and which build a pod runs). */
   learn(bytes: number, time: number, upstream?: string): Build {
     const b = this.learnBytes(bytes, time)
-    if (upstream) this.podBuilds.set(upstream, b)
+    if (upstream && this.podBuilds.get(upstream) !== b) this.podBuilds.set(detach(upstream), b)
     return b
   }
 
@@ -77,10 +79,13 @@ export class BuildTracker {
     if (time > b.lastSeen) b.lastSeen = time
     b.shellRequests++
     if (upstream) {
-      b.pods.add(upstream)
-      if (!this.podBuilds.has(upstream)) this.podBuilds.set(upstream, b)
+      if (!b.pods.has(upstream)) b.pods.add(detach(upstream))
+      if (!this.podBuilds.has(upstream)) this.podBuilds.set(detach(upstream), b)
     }
-    if (version) b.versions.set(version, (b.versions.get(version) ?? 0) + 1)
+    if (version) {
+      const n = b.versions.get(version)
+      b.versions.set(n === undefined ? detach(version) : version, (n ?? 0) + 1)
+    }
   }
 
   /** The build a pod was last seen serving. */

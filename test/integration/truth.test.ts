@@ -2,7 +2,7 @@
  * The numbers this tool prints end up in incident reviews: on every shipped fixture, in every input
  * format and order, `analyze` must report exactly what the simulator recorded as having happened.
  */
-import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {analyze} from '../../src/app/analyze'
@@ -25,7 +25,7 @@ interface Truth {
 }
 
 const FIXTURES = join(ROOT, 'fixtures')
-const scenarios = readdirSync(FIXTURES).filter((d) => !d.includes('.')).sort()
+const scenarios = readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'truth.json'))).sort()
 const truthOf = (s: string): Truth => JSON.parse(readFileSync(join(FIXTURES, s, 'truth.json'), 'utf8'))
 const LOG_FORMATS = new Set(['ingress-nginx', 'nginx-combined', 'nginx-json', 'datadog-logs-v2-ndjson', 'datadog-logs-v2-ndjson-gzip',
   'datadog-logs-v2-pages', 'datadog-logs-v1', 'datadog-logs-v2-unparsed-ndjson', 'datadog-explorer-csv', 'datadog-explorer-csv-raw'])

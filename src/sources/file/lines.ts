@@ -1,5 +1,4 @@
 import type {Readable} from 'node:stream'
-import {StringDecoder} from 'node:string_decoder'
 
 export interface Line {
   text: string
@@ -17,41 +16,61 @@ export class StreamCut extends Error {
 }
 
 /**
- * Splits a byte stream into lines (LF or CRLF), decoding UTF-8 across chunk boundaries, in batches.
- * A line longer than `maxLength` is cut short and flagged rather than held whole.
+ * Splits a byte stream into lines (LF or CRLF), in batches. Lines are found in the bytes (a UTF-8
+ * character never contains a newline byte) and each is decoded on its own: fields cut from a line
+ * then keep only that line alive, not the whole read buffer, so what the analysis holds stays
+ * proportional to the sessions it tracks. A line longer than `maxLength` is cut short and flagged.
  */
 export async function* lines(stream: Readable, maxLength: number): AsyncGenerator<Line[]> {
-  const decoder = new StringDecoder('utf8')
-  let pending = ''
+  let pending: Buffer[] = []
+  let pendingBytes = 0
   let overflow = false
   let lineNo = 0
+  const finish = (buf: Buffer, start: number, end: number): Line => {
+    lineNo++
+    if (end > start && buf[end - 1] === 13) end-- // CRLF
+    if (overflow || end - start > maxLength) {
+      overflow = false
+      return {text: buf.toString('utf8', start, Math.min(end, start + 200)), line: lineNo, tooLong: true}
+    }
+    return {text: buf.toString('utf8', start, end), line: lineNo}
+  }
   try {
     for await (const chunk of stream) {
-      const text = pending + decoder.write(chunk as Buffer)
+      const buf = chunk as Buffer
       const out: Line[] = []
       let start = 0
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        lineNo++
-        out.push(makeLine(text.slice(start, nl), lineNo, overflow, maxLength))
-        overflow = false
+      let nl = buf.indexOf(10)
+      if (nl !== -1 && pendingBytes > 0) {
+        // The line that began in earlier chunks ends here.
+        const joined = Buffer.concat([...pending, buf.subarray(0, nl + 1)])
+        out.push(finish(joined, 0, joined.length - 1))
+        pending = []
+        pendingBytes = 0
+        start = nl + 1
+        nl = buf.indexOf(10, start)
+      }
+      for (; nl !== -1; nl = buf.indexOf(10, start)) {
+        out.push(finish(buf, start, nl))
         start = nl + 1
       }
-      pending = text.slice(start)
-      if (pending.length > maxLength) {
-        pending = pending.slice(0, maxLength)
-        overflow = true
+      if (start < buf.length) {
+        if (pendingBytes + buf.length - start > maxLength) {
+          overflow = true // keep only the start of an endless line
+          if (pendingBytes === 0) pending = [Buffer.from(buf.subarray(start, start + 256))]
+          pendingBytes = Math.max(pendingBytes, 256)
+        } else {
+          pending.push(Buffer.from(buf.subarray(start)))
+          pendingBytes += buf.length - start
+        }
       }
       if (out.length > 0) yield out
     }
   } catch (error: unknown) {
     throw new StreamCut(lineNo + 1, error)
   }
-  pending += decoder.end()
-  if (pending.length > 0 || overflow) yield [makeLine(pending, lineNo + 1, overflow, maxLength)]
-}
-
-function makeLine(raw: string, line: number, overflow: boolean, maxLength: number): Line {
-  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-  if (overflow || text.length > maxLength) return {text: text.slice(0, 200), line, tooLong: true}
-  return {text, line}
+  if (pendingBytes > 0 || overflow) {
+    const rest = Buffer.concat(pending)
+    yield [finish(rest, 0, rest.length)]
+  }
 }

@@ -61,10 +61,12 @@ export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcom
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
 }
 
-/** `42`, `"x"`, `null`, `true`: JSON, but no record. Access lines start with an address, never parse. */
+/** `42`, `"x"`, `null`, `true`: JSON, but no record. Checked by shape first: an exception per access line is costly. */
 function isJsonScalar(text: string): boolean {
   const t = text.trim()
-  if (!/^(-?\d|"|null$|true$|false$)/.test(t)) return false
+  if (t === 'null' || t === 'true' || t === 'false') return true
+  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(t)) return true
+  if (!(t.length >= 2 && t.startsWith('"') && t.endsWith('"'))) return false
   try {
     JSON.parse(t)
     return true
