@@ -21,6 +21,12 @@ module.exports = tseslint.config(
     rules: {'@typescript-eslint/no-explicit-any': 'off'},
   },
   {
+    // Plain CommonJS scripts: the launchers, the lint config, the benchmark's bare baseline pass.
+    files: ['**/*.js'],
+    languageOptions: {sourceType: 'commonjs', globals: {require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly'}},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
+  {
     // analysis and model are pure: no I/O, no process, no wall clock
     files: ['src/analysis/**/*.ts', 'src/model/**/*.ts'],
     rules: {

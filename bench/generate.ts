@@ -30,7 +30,7 @@ async function write(name: keyof typeof INPUTS): Promise<string> {
   const out = createWriteStream(tmp)
   let n = 0
   for (const r of simulateIter(PARAMS)) {
-    if (!out.write(`${line(r)}\n`)) await new Promise((resolve) => out.once('drain', resolve))
+    if (!out.write(`${line(r)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
     if (++n >= count) break
   }
   await new Promise<void>((resolve) => out.end(() => resolve()))

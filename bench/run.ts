@@ -1,0 +1,108 @@
+/**
+ * `npm run bench`: throughput, memory and start-up of `skewscan analyze`, each as a ratio against a
+ * baseline measured in the same run on the same machine (never an absolute timed assertion).
+ * Inputs are generated deterministically into bench/out/ (nothing large is committed). Results are
+ * printed and written to bench/RESULTS.md with a description of the machine.
+ */
+import {spawnSync} from 'node:child_process'
+import {existsSync, statSync, writeFileSync} from 'node:fs'
+import {cpus, totalmem} from 'node:os'
+import {join} from 'node:path'
+import {generate} from './generate'
+
+const ROOT = join(__dirname, '..')
+const RUN = join(ROOT, 'bin', 'run.js')
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 3)
+
+interface Measure {
+  wall: number
+  cpu: number
+  rssMB: number
+}
+
+/** Runs a command to completion; wall time, CPU time and peak RSS from GNU time. */
+function measure(cmd: string, args: string[]): Measure {
+  if (!TIME) throw new Error('bench needs GNU time (/usr/bin/time, Debian package "time") for peak RSS')
+  const r = spawnSync(TIME, ['-f', '%e %U %S %M', cmd, ...args], {encoding: 'utf8', maxBuffer: 1 << 30, env: {...process.env, TZ: 'UTC'}})
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.slice(-500)}`)
+  const [wall, user, sys, rss] = (r.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number)
+  return {wall: wall ?? NaN, cpu: (user ?? 0) + (sys ?? 0), rssMB: (rss ?? 0) / 1024}
+}
+
+/** The median of REPEAT runs, by wall time. */
+function median(cmd: string, args: string[]): Measure {
+  const runs = Array.from({length: REPEAT}, () => measure(cmd, args)).sort((a, b) => a.wall - b.wall)
+  return runs[Math.floor(runs.length / 2)] as Measure
+}
+
+function which(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
+}
+
+const fmt = (n: number, d = 2): string => n.toFixed(d)
+
+async function main(): Promise<void> {
+  const inputs = await generate()
+  const dd200k = inputs.dd200k as string
+  const dd2m = inputs.dd2m as string
+  const ingress = inputs.ingress1m as string
+  const rows: string[] = []
+  const targets: [string, boolean, string][] = []
+  const say = (s: string): void => {
+    rows.push(s)
+    process.stdout.write(`${s}\n`)
+  }
+
+  // Throughput on Datadog NDJSON against a bare readline + JSON.parse pass, and against jq.
+  const base = median('node', [join(__dirname, 'baseline.js'), dd200k])
+  const ours = median('node', [RUN, 'analyze', dd200k, '--json'])
+  const mb = statSync(dd200k).size / 1e6
+  say(`| Datadog NDJSON 200k events (${fmt(mb, 0)} MB): readline + JSON.parse baseline | ${fmt(base.wall)} s | ${fmt(200_000 / base.wall / 1000, 1)}k events/s | ${fmt(mb / base.wall, 0)} MB/s | ${fmt(base.rssMB, 0)} MB |`)
+  say(`| Datadog NDJSON 200k events: skewscan analyze --json | ${fmt(ours.wall)} s | ${fmt(200_000 / ours.wall / 1000, 1)}k events/s | ${fmt(mb / ours.wall, 0)} MB/s | ${fmt(ours.rssMB, 0)} MB |`)
+  const ratio = base.wall / ours.wall
+  targets.push(['analyze at least as fast as readline + JSON.parse (ratio >= 1.0)', ratio >= 1, `ratio ${fmt(ratio)}`])
+  if (which('jq')) {
+    const jq = median('jq', ['-c', 'select(.attributes.attributes.http.status_code==200) | .id', dd200k])
+    say(`| Datadog NDJSON 200k events: jq select | ${fmt(jq.wall)} s | ${fmt(200_000 / jq.wall / 1000, 1)}k events/s | ${fmt(mb / jq.wall, 0)} MB/s | ${fmt(jq.rssMB, 0)} MB |`)
+    targets.push(['analyze at least 1.5x faster than jq', jq.wall / ours.wall >= 1.5, `jq/analyze ${fmt(jq.wall / ours.wall)}`])
+  } else {
+    targets.push(['analyze at least 1.5x faster than jq', false, 'jq not installed: not measured'])
+  }
+
+  // Raw ingress-nginx lines.
+  const nginx = median('node', [RUN, 'analyze', ingress, '--json'])
+  const lps = 1_000_000 / nginx.wall
+  say(`| ingress-nginx 1M lines: skewscan analyze --json | ${fmt(nginx.wall)} s | ${fmt(lps / 1000, 1)}k lines/s | ${fmt(statSync(ingress).size / 1e6 / nginx.wall, 0)} MB/s | ${fmt(nginx.rssMB, 0)} MB |`)
+  targets.push(['raw nginx lines at least 300k lines/s', lps >= 300_000, `${fmt(lps / 1000, 0)}k lines/s`])
+
+  // Memory: flat in the input size.
+  const big = measure('node', [RUN, 'analyze', dd2m, '--json'])
+  say(`| Datadog NDJSON 2M events: skewscan analyze --json | ${fmt(big.wall)} s | ${fmt(2_000_000 / big.wall / 1000, 1)}k events/s | ${fmt(statSync(dd2m).size / 1e6 / big.wall, 0)} MB/s | ${fmt(big.rssMB, 0)} MB |`)
+  targets.push(['peak RSS on 2M events at most 1.2x the peak on 200k', big.rssMB <= ours.rssMB * 1.2, `${fmt(big.rssMB, 0)} MB vs ${fmt(ours.rssMB, 0)} MB (x${fmt(big.rssMB / ours.rssMB)})`])
+  targets.push(['peak RSS on 2M events under 300 MB', big.rssMB < 300, `${fmt(big.rssMB, 0)} MB`])
+
+  // Start-up against node -e 0.
+  const node0 = median('node', ['-e', '0'])
+  const help = median('node', [RUN, '--help'])
+  const tiny = median('node', [RUN, 'analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json'])
+  say(`| start-up: node -e 0 | ${fmt(node0.wall)} s | | | ${fmt(node0.rssMB, 0)} MB |`)
+  say(`| start-up: skewscan --help | ${fmt(help.wall)} s | x${fmt(help.wall / node0.wall, 1)} | | ${fmt(help.rssMB, 0)} MB |`)
+  say(`| start-up: skewscan analyze on a 277-line fixture | ${fmt(tiny.wall)} s | x${fmt(tiny.wall / node0.wall, 1)} | | ${fmt(tiny.rssMB, 0)} MB |`)
+  targets.push(['skewscan --help at most 3x node -e 0', help.wall <= node0.wall * 3, `x${fmt(help.wall / node0.wall, 1)}`])
+  targets.push(['fixed cost of an offline run at most 3x node -e 0', tiny.wall <= node0.wall * 3, `x${fmt(tiny.wall / node0.wall, 1)}`])
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`
+  const md = [
+    '# Benchmark results', '', `Machine: ${machine}. Median of ${REPEAT} runs (the 2M run once). Produced by \`npm run bench\`.`, '',
+    '| what | wall | throughput | | peak RSS |', '| --- | ---: | ---: | ---: | ---: |', ...rows, '',
+    '| target | met | measured |', '| --- | --- | --- |', ...targets.map(([t, ok, m]) => `| ${t} | ${ok ? 'yes' : '**no**'} | ${m} |`), '',
+  ].join('\n')
+  writeFileSync(join(__dirname, 'RESULTS.md'), md)
+  process.stdout.write(`\n${targets.map(([t, ok, m]) => `${ok ? 'met    ' : 'NOT MET'} ${t}: ${m}`).join('\n')}\nwritten to bench/RESULTS.md\n`)
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+  process.exitCode = 1
+})
