@@ -24,9 +24,10 @@ export interface AffectedSession {
 /**
  * The streaming analysis. Feed it events in non-decreasing time order (`push`), then `finish`.
  *
- * Two stages run over the stream. The look-ahead stage learns shell fingerprints as events arrive;
- * the judging stage runs `lookaheadMs` behind it, so when it decides whether an asset got a shell
- * back, it already knows shells served a little later. Events with the same timestamp are judged as
+ * Two stages run over the stream. Before a batch at time t is judged, the look-ahead stage learns
+ * the shell fingerprints served up to exactly t + `lookaheadMs` (not "as far as the input happens to
+ * reach", so leaving out unrelated traffic, as a narrowed Datadog pull does, cannot change the
+ * answer); so when it decides whether an asset got a shell back, it knows shells served a little later. Events with the same timestamp are judged as
  * one batch, shells first and otherwise in a fixed order of their content: logs with 1-second
  * timestamps give no order within a second, and the answer must not depend on the input's order.
  */
@@ -52,6 +53,8 @@ export class Analyzer {
   private readonly shellPaths: Set<string>
   private queue: AccessEvent[] = []
   private head = 0
+  /** The first queued event the look-ahead stage has not learned from. */
+  private learnHead = 0
 
   constructor(
     private readonly options: AnalysisOptions,
@@ -68,7 +71,6 @@ export class Analyzer {
     if (this.last !== undefined && e.time < this.last) throw new Error(`events out of order: ${e.time} after ${this.last}`)
     this.first ??= e.time
     this.last = e.time
-    if (this.isShellPathResponse(e)) this.builds.learn(e.bytes, e.time, e.upstream)
     this.queue.push(e)
     this.judgeUntil(e.time - this.options.lookaheadMs)
   }
@@ -91,12 +93,17 @@ export class Analyzer {
       let end = this.head
       // Input is in time order and a later event exists (t < limit), so this batch is complete.
       while (end < this.queue.length && this.queue[end]?.time === t) end++
+      // Every event up to t + look-ahead has arrived (t < limit = newest - look-ahead).
+      for (let x = this.queue[this.learnHead]; x !== undefined && x.time <= t + this.options.lookaheadMs; x = this.queue[++this.learnHead]) {
+        if (this.isShellPathResponse(x)) this.builds.learn(x.bytes, x.time, x.upstream)
+      }
       const batch = this.queue.slice(this.head, end)
       this.head = end
       this.judgeBatch(batch)
     }
     if (this.head > 4096 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head)
+      this.learnHead -= this.head
       this.head = 0
     }
   }

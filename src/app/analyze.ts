@@ -8,7 +8,7 @@ import type {AnalysisOptions} from '../analysis/options'
 import type {AccessEvent} from '../model/access-event'
 import type {DeclaredDeploy} from '../model/deploy'
 import type {Rejection} from '../model/rejection'
-import {type AnalysisReport, type FailureRecord, SCHEMA_VERSION, type SkippedLocation} from '../model/report'
+import {type AnalysisReport, type DatadogInputSummary, type FailureRecord, SCHEMA_VERSION, type SkippedLocation} from '../model/report'
 import type {NormalizeOptions} from '../normalize/fields'
 import {DeployFileError, parseDeploys} from '../sources/deploys/parse-deploys'
 import {InputError, OrderViolation} from '../sources/errors'
@@ -25,6 +25,10 @@ export interface AnalyzeRequest {
   normalize: NormalizeOptions
   analysis: AnalysisOptions
   deploysFile?: string
+  /** Deploys declared elsewhere (Datadog events), added to the deploy file's. */
+  deploys?: DeclaredDeploy[]
+  /** The Datadog pull's figures, read once the sources are drained (`input.datadog`). */
+  datadogSummary?: () => DatadogInputSummary
   /** Disorder absorbed without sorting a source whole. */
   reorderWindowMs: number
   /** Writes every flagged request here as NDJSON. */
@@ -39,7 +43,7 @@ export interface AnalyzeRequest {
 const EXAMPLES_PER_REASON = 3
 
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
-  const declared = req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []
+  const declared = [...(req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []), ...(req.deploys ?? [])].sort((a, b) => a.start - b.start)
   const spooled = await spoolStdin(req)
   try {
     const paths = req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name}))
@@ -80,7 +84,9 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     if (req.onFailure) for (const f of collected) req.onFailure(f)
     for (const location of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: 'the same event id was read before'})
     skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
-    return {schemaVersion: SCHEMA_VERSION, input: inputSummary(sources.map((s) => s.stats), skipped, analyzer), ...outcome}
+    const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
+    if (req.datadogSummary) input.datadog = req.datadogSummary()
+    return {schemaVersion: SCHEMA_VERSION, input, ...outcome}
   } finally {
     if (failures) await new Promise<void>((resolve) => failures.end(() => resolve()))
   }

@@ -3,13 +3,18 @@ import {analyze} from '../app/analyze'
 import {deliver} from '../app/deliver'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
+import {datadogFlags} from '../cli/datadog-flags'
+import {pullHooks, pullSummaryLine} from '../cli/datadog-progress'
 import {EXIT} from '../cli/exit-codes'
 import {outputFlags} from '../cli/output-flags'
 import {analyzeSettings} from '../config/analyze-options'
+import {liveRequest, wantsDatadog} from '../config/datadog'
 import {failedRules} from '../config/fail-on'
 import {outputSettings} from '../config/output-options'
+import {ConfigError} from '../config/parse'
 import type {AnalysisReport, FailureRecord} from '../model/report'
 import {NEEDS_FAILURES} from '../report/formats'
+import {openDatadogLogs} from '../sources/datadog/live-source'
 import {headline} from '../report/table'
 
 export default class Analyze extends BaseCommand {
@@ -24,14 +29,16 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     'zcat logs/*.gz | <%= config.bin %> <%= command.id %> - --session-key cookie:INGRESSCOOKIE --failures failed.ndjson',
     '<%= config.bin %> <%= command.id %> pages.json --format html --output report.html',
     '<%= config.bin %> <%= command.id %> day.ndjson.gz --format markdown,json --out-dir reports/ --fail-on "affected-users>10"',
+    '<%= config.bin %> <%= command.id %> --from 2026-11-29T14:00:00Z --to 2026-11-29T16:00:00Z --query "service:web" --deploy-query "source:kubernetes kube_deployment:web"',
   ]
 
   static override enableJsonFlag = true
   static override strict = false
-  static override args = {file: Args.string({description: 'log files to read (plain or gzip); - reads standard input', required: true})}
+  static override args = {file: Args.string({description: 'log files to read (plain or gzip); - reads standard input; optional with --from/--since (Datadog)'})}
   static override flags = {
     ...analysisFlags,
     ...outputFlags,
+    ...datadogFlags,
     failures: Flags.string({description: 'write every flagged request to this file as NDJSON (reason, page load, request id)'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
   }
@@ -40,13 +47,16 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const {argv, flags} = await this.parse(Analyze)
     const settings = analyzeSettings(flags)
     const {plan, failOn} = outputSettings(flags)
+    if (argv.length === 0 && !wantsDatadog(flags)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
+    const live = wantsDatadog(flags) ? await openDatadogLogs(liveRequest(flags, process.env, Date.now(), settings), pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
     const failures: FailureRecord[] = []
     const report = await analyze({
       ...settings, analysis: {...settings.analysis, detail: plan.formats.includes('html')},
       inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
       onFailure: plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
-      onNotice: (m) => this.notice(m),
+      sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, onNotice: (m) => this.notice(m),
     })
+    if (report.input.datadog) this.notice(pullSummaryLine(report.input.datadog))
     if (report.input.records === 0) this.notice('The input holds no records: the report is empty.')
     if (!this.jsonEnabled()) {
       const out = await deliver(report, plan, {failures, generatedAt: new Date(), version: this.config.version, topSessions: flags.top})

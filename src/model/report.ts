@@ -22,6 +22,36 @@ export interface InputSummary {
   first: string | null
   last: string | null
   sources: {file: string; format: string; records: number; skipped: number}[]
+  /** Present when events were pulled live from Datadog. */
+  datadog?: DatadogInputSummary
+}
+
+/** What a live Datadog pull read and what it cost (`input.datadog`). */
+export interface DatadogInputSummary {
+  /** The user's query; the queries sent add only the request kinds the analysis reads. */
+  query: string
+  from: string
+  to: string
+  site: string
+  /** windows: pages in full, assets only around candidate failures; narrowed: the narrowed query in full; all: the query as given. */
+  pull: 'windows' | 'narrowed' | 'all'
+  narrowing: {
+    /** Whether the aggregate API planned the pull (windows), fell back to the narrowed pull, or was not asked. */
+    aggregate: 'used' | 'fell-back' | 'not-asked'
+    reason?: string
+    /** Shell lengths (fingerprints) learned from the aggregate counts. */
+    shellLengths: number[]
+  }
+  /** Events of the range matching the user's query, by the aggregate count; null when it could not be counted. */
+  held: number | null
+  /** Events received, after dropping copies. */
+  pulled: number
+  duplicates: number
+  requests: {total: number; search: number; aggregate: number; events: number; retries: number}
+  slices: number
+  /** The time pulled: the whole range, or the windows around candidate failures (at most 100 listed). */
+  windows: {count: number; pulledSeconds: number; rangeSeconds: number; list: {start: string; end: string}[]}
+  deployEvents?: {api: 'v2' | 'v1'; events: number; deploys: number; fallbackReason?: string}
 }
 
 export interface BuildReport {

@@ -84,14 +84,14 @@ export async function* sortedWhole(source: AsyncIterable<AccessEvent[]>): AsyncG
   for (let i = 0; i < all.length; i += 4096) yield all.slice(i, i + 4096)
 }
 
-/** Merges time-ordered sources into one time-ordered stream, holding one batch per source. */
-export async function* merge(sources: AsyncIterable<AccessEvent[]>[]): AsyncGenerator<AccessEvent[]> {
+/** Merges time-ordered sources (access events, or raw Datadog items with their time) into one time-ordered stream, holding one batch per source. */
+export async function* merge<T extends {time: number}>(sources: AsyncIterable<T[]>[]): AsyncGenerator<T[]> {
   if (sources.length === 1 && sources[0]) {
     yield* sources[0]
     return
   }
   const iters = sources.map((s) => s[Symbol.asyncIterator]())
-  const buffers: {events: AccessEvent[]; pos: number; done: boolean}[] = iters.map(() => ({events: [], pos: 0, done: false}))
+  const buffers: {events: T[]; pos: number; done: boolean}[] = iters.map(() => ({events: [], pos: 0, done: false}))
   const refill = async (i: number): Promise<void> => {
     const b = buffers[i]
     const it = iters[i]
@@ -104,7 +104,7 @@ export async function* merge(sources: AsyncIterable<AccessEvent[]>[]): AsyncGene
   }
   await Promise.all(buffers.map((_, i) => refill(i)))
   for (;;) {
-    const out: AccessEvent[] = []
+    const out: T[] = []
     // Emit until one source runs dry; then refill it before going on.
     for (;;) {
       let min = -1
@@ -112,13 +112,13 @@ export async function* merge(sources: AsyncIterable<AccessEvent[]>[]): AsyncGene
       for (let i = 0; i < buffers.length; i++) {
         const b = buffers[i] as (typeof buffers)[number]
         if (b.pos < b.events.length) {
-          const t = (b.events[b.pos] as AccessEvent).time
+          const t = (b.events[b.pos] as T).time
           if (t < minTime) [min, minTime] = [i, t]
         }
       }
       if (min === -1) break
       const b = buffers[min] as (typeof buffers)[number]
-      out.push(b.events[b.pos++] as AccessEvent)
+      out.push(b.events[b.pos++] as T)
       if (b.pos >= b.events.length && !b.done) {
         await refill(min)
         if (out.length >= 4096) break

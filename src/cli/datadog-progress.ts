@@ -1,0 +1,66 @@
+import type {DatadogInputSummary} from '../model/report'
+import type {PullProgress} from '../sources/datadog/puller'
+
+export type PullStatus = PullProgress & {phase: 'planning' | 'pulling'}
+
+/** One status line: slices, pages, events, the rate-limit budget left and the time left. */
+export function renderProgress(p: PullStatus): string {
+  if (p.phase === 'planning') return `datadog: counting the range (aggregate API)... ${p.requests} requests`
+  const parts = [`datadog: slices ${p.slicesDone}/${p.slicesTotal}`, `${p.pages} pages`, `${p.events.toLocaleString('en-US')} events`, `${p.requests} requests`]
+  if (p.retries > 0) parts.push(`${p.retries} retries`)
+  const b = p.budget
+  if (b?.remaining !== undefined) parts.push(`budget ${b.remaining}${b.limit === undefined ? '' : `/${b.limit}`}${b.resetInSeconds === undefined ? '' : ` (refills in ${duration(b.resetInSeconds)})`}`)
+  if (p.etaSeconds !== undefined) parts.push(`ETA ${duration(p.etaSeconds)}`)
+  return parts.join(' · ')
+}
+
+function duration(s: number): string {
+  if (s < 60) return `${Math.round(s)}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+}
+
+/**
+ * Progress on stderr, only on a terminal: one line rewritten in place (cursor up, clear line), at
+ * most once a `intervalMs`. Other notices go below it, and the next update starts a fresh line.
+ * Piped, it prints nothing, so logs of cron jobs hold only what matters.
+ */
+export class ProgressLine {
+  private shown = false
+  private last = 0
+
+  constructor(private readonly write: (line: string) => void, private readonly enabled: boolean, private readonly now: () => number = Date.now, private readonly intervalMs = 500) {}
+
+  update(p: PullStatus, force = false): void {
+    if (!this.enabled) return
+    const t = this.now()
+    if (!force && this.shown && t - this.last < this.intervalMs) return
+    this.last = t
+    this.write(`${this.shown ? '\u001b[1A\u001b[2K' : ''}${renderProgress(p)}`)
+    this.shown = true
+  }
+
+  /** A notice (retry, fallback): printed as is; progress resumes under it. */
+  note(message: string): void {
+    this.shown = false
+    this.write(message)
+  }
+}
+
+/** Notices and progress of a pull, for a command that writes through `notice`. */
+export function pullHooks(notice: (line: string) => void, tty: boolean): {onNotice: (m: string) => void; onProgress: (p: PullStatus) => void} {
+  const line = new ProgressLine(notice, tty)
+  return {onNotice: (m) => line.note(m), onProgress: (p) => line.update(p)}
+}
+
+/** After a pull: what the range held, what was pulled, and what it cost. */
+export function pullSummaryLine(s: DatadogInputSummary): string {
+  const share = s.held !== null && s.held > 0 ? ` (${Math.round((s.pulled / s.held) * 1000) / 10}% of ${s.held.toLocaleString('en-US')} in the range)` : s.held === null ? '' : ' (the range held none)'
+  const windows = s.pull === 'windows' && s.narrowing.aggregate === 'used' ? `, ${plural(s.windows.count, 'asset window')} (${Math.round(s.windows.pulledSeconds / 60)} of ${Math.round(s.windows.rangeSeconds / 60)} min)` : ''
+  const fallback = s.narrowing.aggregate === 'fell-back' ? `; aggregate narrowing fell back: ${s.narrowing.reason ?? 'unknown reason'}` : ''
+  return `Datadog: pulled ${s.pulled.toLocaleString('en-US')} events${share} with ${s.requests.total} requests (${s.requests.search} search, ${s.requests.aggregate} aggregate, ${s.requests.events} events, ${s.requests.retries} retries) in ${plural(s.slices, 'slice')}${windows}${fallback}`
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}

@@ -1,0 +1,107 @@
+/**
+ * Counting before fetching: the Logs aggregate API says how many events the range holds, which
+ * shell lengths were served, and in which minutes asset requests looked like failures.
+ */
+import type {LogsAggregateRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsAggregateRequest'
+import type {LogsCompute} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsCompute'
+import type {LogsGroupBy} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsGroupBy'
+import type {TimeRange} from '../../config/time-range'
+import {parseTime} from '../../normalize/datadog'
+import {SourceError} from '../errors'
+import type {DatadogClient} from './client'
+import type {BucketCounts} from './plan'
+import type {SearchScope} from './puller'
+
+/** Group-by limit allowed by the API; a result this long may be cut. */
+export const GROUP_LIMIT = 10_000
+const MAX_AGGREGATE_PAGES = 10
+const BYTES_FACET = '@network.bytes_written'
+
+interface Bucket {
+  by: Record<string, unknown>
+  computes: Record<string, unknown>
+}
+
+async function aggregate(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, compute: LogsCompute[], groupBy?: LogsGroupBy[]): Promise<Bucket[]> {
+  const buckets: Bucket[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < MAX_AGGREGATE_PAGES; page++) {
+    const pageCursor = cursor
+    const body = (): LogsAggregateRequest => ({
+      filter: {
+        query, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(),
+        ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),
+        ...(scope.storageTier ? {storageTier: scope.storageTier} : {}),
+      },
+      compute: compute.map((c) => ({...c})),
+      ...(groupBy ? {groupBy: groupBy.map((g) => ({...g}))} : {}),
+      ...(pageCursor === undefined ? {} : {page: {cursor: pageCursor}}),
+    })
+    const json = await client.call('logs-aggregate', (apis) => apis.logs.aggregateLogs({body: body()}))
+    const raw = (json as {data?: {buckets?: unknown}} | null)?.data?.buckets
+    if (!Array.isArray(raw)) throw new SourceError('Datadog aggregate answer has no data.buckets', 'datadog')
+    for (const b of raw) {
+      const o = (b ?? {}) as {by?: unknown; computes?: unknown}
+      buckets.push({by: isObject(o.by) ? o.by : {}, computes: isObject(o.computes) ? o.computes : {}})
+    }
+    const after = (json as {meta?: {page?: {after?: unknown}}}).meta?.page?.after
+    if (typeof after !== 'string' || after === '' || groupBy === undefined) return buckets
+    cursor = after
+  }
+  return buckets
+}
+
+/** How many events the range holds for a query, in all and per time bucket. */
+export async function countEvents(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}): Promise<{total: number; counts: BucketCounts}> {
+  const buckets = await aggregate(client, scope, query, range, [
+    {aggregation: 'count', type: 'total'},
+    {aggregation: 'count', type: 'timeseries', interval: bucket.interval},
+  ])
+  const first = buckets[0]
+  const total = first === undefined ? 0 : Number(first.computes.c0 ?? 0)
+  if (!Number.isFinite(total)) throw new SourceError('Datadog aggregate count is not a number', 'datadog')
+  return {total, counts: {bucketMs: bucket.ms, counts: series(first?.computes.c1, bucket.ms)}}
+}
+
+/** The distinct response lengths of a query (the shells' fingerprints), with how often each was served. */
+export async function lengthsServed(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange): Promise<{lengths: number[]; complete: boolean}> {
+  const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'total'}], [
+    {facet: BYTES_FACET, limit: GROUP_LIMIT, sort: {aggregation: 'count', order: 'desc', type: 'measure'}},
+  ])
+  const lengths = new Set<number>()
+  for (const b of buckets) {
+    const v = Number(b.by[BYTES_FACET])
+    if (Number.isInteger(v) && v > 0) lengths.add(v)
+  }
+  return {lengths: [...lengths].sort((a, b) => a - b), complete: buckets.length < GROUP_LIMIT}
+}
+
+/** Start times of the buckets where a query matched anything. */
+export async function bucketsWithEvents(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}): Promise<number[]> {
+  const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'timeseries', interval: bucket.interval}])
+  const out: number[] = []
+  for (const b of buckets) for (const [time, n] of series(b.computes.c0, bucket.ms, false)) if (n > 0) out.push(time)
+  return out.sort((a, b) => a - b)
+}
+
+/**
+ * `[{time, value}]` as a map. For counts used to cut slices, times are aligned down to the bucket
+ * size; candidate times are kept as Datadog gave them, so a window always covers its bucket.
+ */
+function series(raw: unknown, bucketMs: number, align = true): Map<number, number> {
+  const out = new Map<number, number>()
+  if (!Array.isArray(raw)) return out
+  for (const p of raw) {
+    const point = (p ?? {}) as {time?: unknown; value?: unknown}
+    const t = parseTime(point.time)?.ms
+    const v = Number(point.value)
+    if (t === undefined || !Number.isFinite(v)) continue
+    const key = align ? Math.floor(t / bucketMs) * bucketMs : t
+    out.set(key, (out.get(key) ?? 0) + v)
+  }
+  return out
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}

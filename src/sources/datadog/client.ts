@@ -1,0 +1,257 @@
+/**
+ * The one door to Datadog. The official client (`@datadog/datadog-api-client`) builds every request:
+ * URL, auth headers, and the body serialised from its typed models (camelCase in TypeScript,
+ * snake_case on the wire). It sends them through our own `fetch`, which:
+ *
+ * - applies a timeout to each request (the client has none; a shared `httpConfig.signal` would
+ *   cancel every later request once it fires);
+ * - reads the `X-RateLimit-*` headers of every answer, 429s included (the client's errors carry no
+ *   headers);
+ * - keeps the raw body. skewscan analyses the wire JSON, exactly as an export holds it: the client's
+ *   deserialiser turns timestamps into Dates, camelCases event attributes and moves unknown keys
+ *   into `additionalProperties`, so converting back would be lossy guesswork. Recovering the bytes
+ *   is exact and costs nothing;
+ * - classifies failures (HTTP status, timeout, cut-off body, connection error, bad JSON) for the
+ *   retry policy. The client's own retry is off: it cannot see timeouts or cut-off bodies, and its
+ *   waits are seconds long.
+ *
+ * The client is imported only here, lazily (it takes ~2 s and 7,000 modules to load): `--help` and
+ * offline runs never load it. Its logger is silenced first, since with DEBUG set it writes request
+ * dumps to stdout.
+ */
+import {AsyncLocalStorage} from 'node:async_hooks'
+import {setTimeout as sleep} from 'node:timers/promises'
+import type {EventsApi as EventsApiV1} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi'
+import type {EventsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi'
+import type {LogsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi'
+import type {Configuration} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-common/configuration'
+import {type DatadogConnection, maskSecrets} from '../../config/datadog'
+import {DatadogRequestError, type Operation, PullAborted} from './errors'
+import {RateGate} from './rate-limit'
+
+export {DatadogRequestError, PullAborted, type Operation} from './errors'
+import {type RequestFailure, retryDecision, type RetryPolicy} from './retry'
+
+export const OPERATION_PATHS: Record<Operation, string> = {
+  'logs-search': 'POST /api/v2/logs/events/search',
+  'logs-aggregate': 'POST /api/v2/logs/analytics/aggregate',
+  'events-search': 'POST /api/v2/events/search',
+  'events-v1': 'GET /api/v1/events',
+}
+
+export interface ClientOptions {
+  /** Per request, headers and body together. */
+  timeoutMs: number
+  retry: RetryPolicy
+  /** Aborts everything in flight (Ctrl-C in export). */
+  signal?: AbortSignal
+  /** Told about every retry, for a notice on stderr. */
+  onRetry?: (info: {operation: Operation; attempt: number; delayMs: number; why: string}) => void
+  now?: () => number
+  random?: () => number
+}
+
+export interface RequestStats {
+  requests: number
+  byOperation: Record<Operation, number>
+  retries: number
+}
+
+interface Capture {
+  failure?: RequestFailure
+  /** The parsed body of a 2xx answer. */
+  json?: unknown
+  body?: string
+}
+
+interface Apis {
+  logs: LogsApi
+  events: EventsApi
+  /** Loaded on first use: v1 is only the fallback for deploy events. */
+  eventsV1(): Promise<EventsApiV1>
+}
+
+export class DatadogClient {
+  readonly stats: RequestStats = {requests: 0, byOperation: {'logs-search': 0, 'logs-aggregate': 0, 'events-search': 0, 'events-v1': 0}, retries: 0}
+  readonly rate: RateGate
+  private readonly capture = new AsyncLocalStorage<Capture>()
+  private readonly now: () => number
+  private readonly random: () => number
+  private apis: Apis | undefined
+
+  constructor(private readonly connection: DatadogConnection, private readonly options: ClientOptions) {
+    this.now = options.now ?? Date.now
+    this.random = options.random ?? Math.random
+    this.rate = new RateGate(this.now)
+  }
+
+  /** Masks the keys in any text that may be shown (server bodies can echo what they were sent). */
+  mask(text: string): string {
+    return maskSecrets(text, [this.connection.apiKey, this.connection.appKey])
+  }
+
+  /**
+   * Runs one API call with retries and returns the wire JSON of its answer. `invoke` must build a
+   * fresh request body on every call (the client's helpers mutate what they are given).
+   */
+  async call(operation: Operation, invoke: (apis: Apis) => Promise<unknown>): Promise<unknown> {
+    const apis = await this.load()
+    const started = this.now()
+    for (let attempt = 1; ; attempt++) {
+      this.checkAborted()
+      await this.rate.acquire(operation, this.options.retry.maxElapsedMs, this.options.signal)
+      const capture: Capture = {}
+      this.stats.requests++
+      this.stats.byOperation[operation]++
+      try {
+        await this.capture.run(capture, () => invoke(apis))
+      } catch (error: unknown) {
+        this.checkAborted()
+        // Our fetch saw a good answer: whatever the client's deserialiser thought of it, the wire JSON is ours.
+        if (capture.failure === undefined && capture.json === undefined) capture.failure = classifyError(error)
+      } finally {
+        this.rate.release(operation)
+      }
+      if (capture.failure === undefined && capture.json !== undefined) {
+        if (isPartial(capture.json)) capture.failure = {kind: 'partial'}
+        else return capture.json
+      }
+      const failure = capture.failure ?? {kind: 'network'}
+      if (failure.kind === 'http' && failure.status === 429) this.rate.pause(operation, failure.resetSeconds)
+      const decision = retryDecision(failure, attempt, this.now() - started, this.options.retry, this.random())
+      if (!decision.retry) throw this.failed(operation, failure, decision.why, capture.body)
+      this.stats.retries++
+      this.options.onRetry?.({operation, attempt, delayMs: decision.delayMs, why: decision.why})
+      await this.sleep(decision.delayMs)
+    }
+  }
+
+  private failed(operation: Operation, failure: RequestFailure, why: string, body: string | undefined): DatadogRequestError {
+    const detail = body === undefined ? '' : `: ${this.mask(summariseBody(body))}`
+    let message = `Datadog ${OPERATION_PATHS[operation]} failed (${why})${detail}`
+    if (failure.kind === 'http' && (failure.status === 401 || failure.status === 403)) message += `\n${authAdvice(failure.status, operation, this.connection)}`
+    return new DatadogRequestError(message, operation, failure, body === undefined ? undefined : this.mask(body))
+  }
+
+  private checkAborted(): void {
+    if (this.options.signal?.aborted) throw new PullAborted()
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    try {
+      await sleep(ms, undefined, {signal: this.options.signal})
+    } catch {
+      throw new PullAborted()
+    }
+  }
+
+  /** The fetch the client sends through: per-request timeout, rate-limit headers, raw body. */
+  private readonly fetch = async (url: string, init: RequestInit): Promise<Response> => {
+    const capture = this.capture.getStore()
+    const signals = [AbortSignal.timeout(this.options.timeoutMs), ...(this.options.signal ? [this.options.signal] : [])]
+    let response: Response
+    let body: string
+    try {
+      response = await fetch(url, {...init, signal: AbortSignal.any(signals)})
+    } catch (error: unknown) {
+      if (capture) capture.failure = classifyError(error)
+      throw error
+    }
+    this.rate.observe(operationOf(url), response.headers)
+    try {
+      body = await response.text()
+    } catch (error: unknown) {
+      if (capture) capture.failure = isTimeout(error) ? {kind: 'timeout'} : {kind: 'truncated'}
+      throw error
+    }
+    if (capture) capture.body = body
+    if (!response.ok) {
+      const reset = Number.parseInt(response.headers.get('x-ratelimit-reset') ?? '', 10)
+      if (capture) capture.failure = {kind: 'http', status: response.status, ...(Number.isFinite(reset) ? {resetSeconds: reset} : {})}
+      throw new Error(`HTTP ${response.status}`)
+    }
+    try {
+      const json: unknown = JSON.parse(body)
+      if (capture) capture.json = json
+    } catch (error: unknown) {
+      if (capture) capture.failure = {kind: 'invalid-json'}
+      throw error
+    }
+    return new Response(body, {status: response.status, headers: response.headers})
+  }
+
+  private async load(): Promise<Apis> {
+    if (this.apis) return this.apis
+    // The logger first: it decides its level when it loads, from DEBUG.
+    const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
+    logger.setLevel('silent', false)
+    const common = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index.js')
+    const {LogsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi.js')
+    const {EventsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi.js')
+    const configuration: Configuration = common.createConfiguration({
+      // baseServer beats the DD_SITE the client would read from the environment by itself.
+      baseServer: new common.BaseServerConfiguration(this.connection.baseUrl, {}),
+      authMethods: {apiKeyAuth: this.connection.apiKey, appKeyAuth: this.connection.appKey},
+      fetch: this.fetch,
+      enableRetry: false,
+      debug: false,
+    })
+    let v1: EventsApiV1 | undefined
+    this.apis = {
+      logs: new LogsApi(configuration),
+      events: new EventsApi(configuration),
+      eventsV1: async () => {
+        if (!v1) {
+          const mod = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi.js')
+          v1 = new mod.EventsApi(configuration)
+        }
+        return v1
+      },
+    }
+    return this.apis
+  }
+}
+
+function operationOf(url: string): Operation {
+  if (url.includes('/api/v2/logs/events')) return 'logs-search'
+  if (url.includes('/api/v2/logs/analytics')) return 'logs-aggregate'
+  if (url.includes('/api/v1/events')) return 'events-v1'
+  return 'events-search'
+}
+
+function classifyError(error: unknown): RequestFailure {
+  if (isTimeout(error)) return {kind: 'timeout'}
+  return {kind: 'network'}
+}
+
+function isTimeout(error: unknown): boolean {
+  const e = error as {name?: string; cause?: {name?: string}}
+  return e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError'
+}
+
+/** `meta.status: "timeout"`: Datadog gave up on the query, the page may miss events. */
+function isPartial(json: unknown): boolean {
+  const meta = (json as {meta?: {status?: unknown}} | null)?.meta
+  return meta?.status === 'timeout'
+}
+
+/** The useful part of an error body: Datadog's `errors` list, else the start of the text. */
+function summariseBody(body: string): string {
+  try {
+    const errors = (JSON.parse(body) as {errors?: unknown}).errors
+    if (Array.isArray(errors)) return errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join('; ').slice(0, 300)
+  } catch {
+    // not JSON: an HTML error page from a proxy or load balancer
+  }
+  // eslint-disable-next-line no-control-regex
+  const text = body.replace(/<[^>]*>/g, ' ').replace(/[\u0000-\u001f\s]+/g, ' ').trim()
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text || '(empty body)'
+}
+
+function authAdvice(status: number, operation: Operation, c: DatadogConnection): string {
+  const permission = operation.startsWith('events') ? 'events_read' : 'logs_read_data'
+  const likely = status === 401
+    ? 'the API key (DD_API_KEY or DATADOG_API_KEY) is probably wrong or revoked'
+    : `the application key (DD_APP_KEY or DATADOG_APP_KEY) is probably wrong, or lacks the ${permission} permission (or the API key belongs to another organisation)`
+  return `Datadog refused the keys: ${likely}. Keys are per site: this request went to ${c.baseUrl} (site ${c.site}); check --site / DD_SITE.`
+}

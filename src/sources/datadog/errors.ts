@@ -1,0 +1,20 @@
+import {SourceError} from '../errors'
+import type {RequestFailure} from './retry'
+
+export type Operation = 'logs-search' | 'logs-aggregate' | 'events-search' | 'events-v1'
+
+/** A request that failed for good: after retries, or at once for 4xx (exit 3). */
+export class DatadogRequestError extends SourceError {
+  constructor(message: string, readonly operation: Operation, readonly failure: RequestFailure, readonly body?: string) {
+    super(message, 'datadog')
+    this.name = 'DatadogRequestError'
+  }
+}
+
+/** The run was cancelled (Ctrl-C): not a failure of Datadog. */
+export class PullAborted extends Error {
+  constructor() {
+    super('cancelled')
+    this.name = 'PullAborted'
+  }
+}

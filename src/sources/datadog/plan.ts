@@ -1,0 +1,100 @@
+/**
+ * Pure planning of a pull: which time windows hold candidate failures, and how a range is cut into
+ * slices that are pulled concurrently. Times are epoch ms; ranges are [from, to).
+ */
+import type {TimeRange} from '../../config/time-range'
+
+/** Event counts per time bucket, from the aggregate API (bucket start → count). */
+export interface BucketCounts {
+  bucketMs: number
+  counts: ReadonlyMap<number, number>
+}
+
+export interface Slice extends TimeRange {
+  /** Upper bound of the events it holds, when counts were known. */
+  estimate?: number
+}
+
+/**
+ * The windows to pull asset requests from: every bucket holding a candidate failure, widened by
+ * `padBeforeMs` (the page load behind a failure started up to one horizon earlier, and the requests
+ * in between keep it alive) and `padAfterMs`, clipped to the range, overlapping ones merged.
+ */
+export function planWindows(candidateBuckets: readonly number[], bucketMs: number, padBeforeMs: number, padAfterMs: number, range: TimeRange): TimeRange[] {
+  const raw = [...candidateBuckets].sort((a, b) => a - b)
+    .map((b) => ({from: Math.max(range.from, b - padBeforeMs), to: Math.min(range.to, b + bucketMs + padAfterMs)}))
+    .filter((w) => w.to > w.from)
+  const out: TimeRange[] = []
+  for (const w of raw) {
+    const last = out[out.length - 1]
+    if (last && w.from <= last.to) last.to = Math.max(last.to, w.to)
+    else out.push({...w})
+  }
+  return out
+}
+
+export interface SliceOptions {
+  /** Cut a slice once it holds about this many events (by the counts). */
+  targetEvents: number
+  /** Without counts: the longest slice. */
+  maxSliceMs: number
+}
+
+/**
+ * Cuts each range into slices: by the counts when known (each slice holds about `targetEvents`, a
+ * bucket busier than that is cut evenly), else by time. Every slice costs one extra request (the
+ * empty page that ends a cursor), so slices are only as many as concurrency and memory call for.
+ */
+export function planSlices(ranges: readonly TimeRange[], counts: BucketCounts | undefined, opts: SliceOptions): Slice[] {
+  const out: Slice[] = []
+  for (const r of ranges) {
+    if (r.to <= r.from) continue
+    if (!counts) {
+      const n = Math.max(1, Math.ceil((r.to - r.from) / opts.maxSliceMs))
+      for (let i = 0; i < n; i++) out.push({from: cut(r, i, n), to: cut(r, i + 1, n)})
+      continue
+    }
+    out.push(...slicesByCounts(r, counts, opts.targetEvents))
+  }
+  return out
+}
+
+function cut(r: TimeRange, i: number, n: number): number {
+  return i === n ? r.to : r.from + Math.floor(((r.to - r.from) * i) / n)
+}
+
+function slicesByCounts(r: TimeRange, {bucketMs, counts}: BucketCounts, target: number): Slice[] {
+  const out: Slice[] = []
+  let start = r.from
+  let acc = 0
+  const first = Math.floor(r.from / bucketMs) * bucketMs
+  for (let b = first; b < r.to; b += bucketMs) {
+    const from = Math.max(b, r.from)
+    const to = Math.min(b + bucketMs, r.to)
+    // A bucket partly inside the range counts in proportion (an estimate, used for cutting and ETA).
+    const n = ((counts.get(b) ?? 0) * (to - from)) / bucketMs
+    if (n > target) {
+      if (from > start) out.push({from: start, to: from, estimate: Math.ceil(acc)})
+      const parts = Math.ceil(n / target)
+      for (let i = 0; i < parts; i++) out.push({from: cut({from, to}, i, parts), to: cut({from, to}, i + 1, parts), estimate: Math.ceil(n / parts)})
+      start = to
+      acc = 0
+      continue
+    }
+    acc += n
+    if (acc >= target) {
+      out.push({from: start, to, estimate: Math.ceil(acc)})
+      start = to
+      acc = 0
+    }
+  }
+  if (start < r.to) out.push({from: start, to: r.to, estimate: Math.ceil(acc)})
+  return out
+}
+
+/** A bucket size for per-bucket counts over a range: at most ~1440 buckets, at least a minute. */
+export function bucketFor(rangeMs: number): {ms: number; interval: string} {
+  const sizes: [number, string][] = [[60_000, '1m'], [300_000, '5m'], [600_000, '10m'], [900_000, '15m'], [1_800_000, '30m'], [3_600_000, '1h'], [7_200_000, '2h'], [14_400_000, '4h'], [43_200_000, '12h'], [86_400_000, '1d']]
+  for (const [ms, interval] of sizes) if (rangeMs / ms <= 1440) return {ms, interval}
+  return {ms: 86_400_000, interval: '1d'}
+}

@@ -1,0 +1,221 @@
+/**
+ * A live pull from the Logs API: plan it (aggregate counts, shell lengths, candidate windows), then
+ * pull the planned slices. Shared by `analyze --from` (a RecordSource) and `export` (NDJSON).
+ */
+import type {DatadogConnection} from '../../config/datadog'
+import type {TimeRange} from '../../config/time-range'
+import type {DatadogInputSummary} from '../../model/report'
+import {SourceError} from '../errors'
+import {bucketsWithEvents, countEvents, lengthsServed} from './aggregate'
+import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
+import {type BucketCounts, bucketFor, planSlices, planWindows, type Slice} from './plan'
+import {type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
+import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
+import type {RetryPolicy} from './retry'
+
+export type PullMode = 'windows' | 'narrowed' | 'all'
+
+/** What to pull: everything that decides which events come back (an export's resume checks it). */
+export interface PullSpec {
+  query: string
+  range: TimeRange
+  scope: SearchScope
+  mode: PullMode
+  narrowing: NarrowingSpec
+  /** Asset windows reach this far before a candidate failure (the page load behind it). */
+  windowPadMs: number
+  /** ... and this far after it. */
+  windowTailMs: number
+}
+
+export interface PullTuning {
+  concurrency: number
+  /** Events per slice to aim for, by the aggregate counts. */
+  sliceEvents: number
+  /** Without counts, the longest slice. */
+  maxSliceMs: number
+  timeoutMs: number
+  retry: RetryPolicy
+}
+
+export interface PullHooks {
+  onNotice?: (message: string) => void
+  onProgress?: (p: PullProgress & {phase: 'planning' | 'pulling'}) => void
+  signal?: AbortSignal
+  now?: () => number
+  random?: () => number
+}
+
+/** A planned pull; plain data, so an export can keep it and resume it. */
+export interface PullPlan {
+  held: number | null
+  aggregate: DatadogInputSummary['narrowing']['aggregate']
+  reason?: string
+  shellLengths: number[]
+  /** The time asset requests are pulled from: the windows, or the whole range. */
+  windows: TimeRange[]
+  streams: {name: 'pages' | 'assets' | 'narrowed' | 'all'; query: string; slices: Slice[]}[]
+}
+
+/** Where a resumed pull starts: the last time written, and the ids already written at that time. */
+export interface ResumePoint {
+  time: number
+  ids: readonly string[]
+}
+
+export class DatadogPull {
+  readonly client: DatadogClient
+  private planned: PullPlan | undefined
+  private puller: Puller | undefined
+  private emitted = 0
+  private duplicatesDropped = 0
+  deployEvents: DatadogInputSummary['deployEvents']
+
+  constructor(readonly connection: DatadogConnection, readonly spec: PullSpec, readonly tuning: PullTuning, private readonly hooks: PullHooks = {}) {
+    this.client = new DatadogClient(connection, {
+      timeoutMs: tuning.timeoutMs, retry: tuning.retry, signal: hooks.signal, now: hooks.now, random: hooks.random,
+      onRetry: ({operation, attempt, delayMs, why}) => hooks.onNotice?.(`Datadog ${operation}: ${why}; retrying in ${formatMs(delayMs)} (attempt ${attempt + 1} of ${tuning.retry.maxAttempts})`),
+    })
+  }
+
+  /** Plans once (aggregate calls); `use` installs a plan kept from an earlier run instead. */
+  async plan(): Promise<PullPlan> {
+    this.planned ??= await planPull(this.client, this.spec, this.tuning, this.hooks)
+    return this.planned
+  }
+
+  use(plan: PullPlan): void {
+    this.planned = plan
+  }
+
+  /** The planned events in time order, each once; from a resume point when given. */
+  async *pulled(resume?: ResumePoint): AsyncGenerator<Pulled[]> {
+    const plan = await this.plan()
+    const tasks: SliceTask[] = plan.streams.flatMap((s, stream) => s.slices
+      .filter((sl) => resume === undefined || sl.to > resume.time)
+      .map((sl) => ({stream, query: s.query, from: resume === undefined ? sl.from : Math.max(sl.from, resume.time), to: sl.to, ...(sl.estimate === undefined ? {} : {estimate: sl.estimate})})))
+    const puller = new Puller(this.client, this.spec.scope, tasks, {
+      concurrency: this.tuning.concurrency, now: this.hooks.now, onNotice: this.hooks.onNotice,
+      onProgress: this.hooks.onProgress && ((p) => this.hooks.onProgress?.({...p, phase: 'pulling'})),
+    })
+    this.puller = puller
+    const skip = new Set(resume?.ids ?? [])
+    try {
+      for await (const batch of puller.pulled()) {
+        const fresh = resume === undefined ? batch : batch.filter((p) => p.time > resume.time || (p.time === resume.time && (p.id === undefined || !skip.has(p.id))))
+        this.duplicatesDropped += batch.length - fresh.length
+        this.emitted += fresh.length
+        if (fresh.length > 0) yield fresh
+      }
+    } catch (error: unknown) {
+      if (error instanceof SourceError) throw this.withProgress(error)
+      throw error
+    }
+  }
+
+  /** How far a failed pull got, appended to its error: the user decides from it whether to resume. */
+  private withProgress(error: SourceError): SourceError {
+    const p = this.puller
+    const where = p ? `${p.slicesDone} of ${p.slicesTotal} slices done, ${this.emitted} events pulled, ${this.client.stats.requests} requests made` : 'nothing pulled yet'
+    const e = new SourceError(`${error.message}\nGot this far: ${where}.`, error.file)
+    e.stack = error.stack
+    return e
+  }
+
+  get progress(): {slicesDone: number; slicesTotal: number; events: number} {
+    return {slicesDone: this.puller?.slicesDone ?? 0, slicesTotal: this.puller?.slicesTotal ?? 0, events: this.emitted}
+  }
+
+  summary(): DatadogInputSummary {
+    const plan = this.planned
+    const s = this.client.stats.byOperation
+    const windows = plan?.windows ?? []
+    const seconds = (ms: number): number => Math.round(ms / 100) / 10
+    return {
+      query: this.spec.query, from: iso(this.spec.range.from), to: iso(this.spec.range.to), site: this.connection.site, pull: this.spec.mode,
+      narrowing: {aggregate: plan?.aggregate ?? 'not-asked', ...(plan?.reason ? {reason: plan.reason} : {}), shellLengths: plan?.shellLengths ?? []},
+      held: plan?.held ?? null,
+      pulled: this.emitted,
+      duplicates: (this.puller?.duplicates ?? 0) + this.duplicatesDropped,
+      requests: {
+        total: this.client.stats.requests, search: s['logs-search'], aggregate: s['logs-aggregate'], events: s['events-search'] + s['events-v1'],
+        retries: this.client.stats.retries,
+      },
+      slices: plan?.streams.reduce((n, st) => n + st.slices.length, 0) ?? 0,
+      windows: {
+        count: windows.length,
+        pulledSeconds: seconds(windows.reduce((n, w) => n + w.to - w.from, 0)),
+        rangeSeconds: seconds(this.spec.range.to - this.spec.range.from),
+        list: windows.slice(0, 100).map((w) => ({start: iso(w.from), end: iso(w.to)})),
+      },
+      ...(this.deployEvents ? {deployEvents: this.deployEvents} : {}),
+    }
+  }
+}
+
+/**
+ * The plan. Count the range (for `held`, and to cut slices); learn the shell lengths, so page
+ * requests are only shell paths and routes answered with a shell. `narrowed` then pulls those and
+ * every asset request over the whole range; `windows` also finds the buckets with candidate
+ * failures and pulls asset requests only in windows around them. Any aggregate failure falls back
+ * to the plain narrowed query over the whole range (every 2xx GET page), which reads everything
+ * the analysis could use. `all` pulls the user's query as is.
+ */
+async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTuning, hooks: PullHooks): Promise<PullPlan> {
+  const q = new QueryBuilder(spec.query, spec.narrowing)
+  const bucket = bucketFor(spec.range.to - spec.range.from)
+  const whole = [spec.range]
+  hooks.onProgress?.({phase: 'planning', slicesDone: 0, slicesTotal: 0, pages: 0, events: 0, requests: client.stats.requests, retries: client.stats.retries})
+  let held: number | null = null
+  let counts: BucketCounts | undefined
+  let heldReason: string | undefined
+  try {
+    const c = await countEvents(client, spec.scope, q.all(), spec.range, bucket)
+    held = c.total
+    counts = c.counts
+  } catch (error: unknown) {
+    heldReason = `the aggregate count failed: ${reasonOf(error)}`
+  }
+  const slices = (ranges: TimeRange[]): Slice[] => planSlices(ranges, counts, {targetEvents: tuning.sliceEvents, maxSliceMs: tuning.maxSliceMs})
+  const wholeRange = (aggregate: PullPlan['aggregate'], name: 'narrowed' | 'all', query: string, reason?: string, shellLengths: number[] = []): PullPlan => ({
+    held, aggregate, ...(reason ? {reason} : {}), shellLengths, windows: whole, streams: [{name, query, slices: slices(whole)}],
+  })
+  if (spec.mode === 'all') return wholeRange('not-asked', 'all', q.all(), heldReason)
+  const fallBack = (reason: string): PullPlan => {
+    hooks.onNotice?.(`Datadog aggregate narrowing unavailable (${reason}): pulling every GET page and asset request of the range instead`)
+    return wholeRange('fell-back', 'narrowed', q.narrowed(), reason)
+  }
+  if (heldReason !== undefined) return fallBack(heldReason)
+  try {
+    const shells = await lengthsServed(client, spec.scope, q.shellResponses(), spec.range)
+    if (!shells.complete) return fallBack(`more than ${shells.lengths.length} distinct shell lengths`)
+    const lengths = lengthValues(shells.lengths, spec.narrowing.lengthTolerance)
+    if (lengths === undefined) return fallBack(`${shells.lengths.length} shell lengths with --length-tolerance ${spec.narrowing.lengthTolerance} are too many to list in a query`)
+    if (spec.mode === 'narrowed') return wholeRange('used', 'narrowed', q.narrowed(lengths), undefined, shells.lengths)
+    const candidates = await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
+    const windows = planWindows(candidates, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range)
+    return {
+      held, aggregate: 'used', shellLengths: shells.lengths, windows,
+      streams: [{name: 'pages', query: q.pageRequests(lengths), slices: slices(whole)}, {name: 'assets', query: q.assetRequests(), slices: slices(windows)}],
+    }
+  } catch (error: unknown) {
+    return fallBack(reasonOf(error))
+  }
+}
+
+/** Why the aggregate failed, for the fallback; keys refused fail the run (the search would be refused too). */
+function reasonOf(error: unknown): string {
+  if (error instanceof PullAborted || !(error instanceof SourceError)) throw error
+  if (error instanceof DatadogRequestError && error.failure.kind === 'http' && (error.failure.status === 401 || error.failure.status === 403)) throw error
+  return error.message.split('\n')[0] ?? error.message
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+export function formatMs(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10}s` : `${ms}ms`
+}
+
+export type {Operation}

@@ -1,0 +1,293 @@
+/**
+ * Pulls planned slices from the Logs search API: cursor paging per slice, several slices at once,
+ * each stream's slices handed out in time order, streams merged by time and de-duplicated by event
+ * id. What comes out is the wire JSON of each log, in time order.
+ */
+import type {LogsListRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsListRequest'
+import {parseTime} from '../../normalize/datadog'
+import {SourceError} from '../errors'
+import {merge} from '../order'
+import type {DatadogClient} from './client'
+import {DatadogRequestError} from './errors'
+import type {RateLimitBudget} from './rate-limit'
+
+/** Datadog's maximum page size; its default (10) would cost a hundred times more requests. */
+export const PAGE_LIMIT = 1000
+/** A slice that pages past this is a runaway cursor, not data. */
+const MAX_PAGES_PER_SLICE = 100_000
+/** An expired cursor is recovered by restarting from the last time seen, a few times per slice. */
+const MAX_CURSOR_RESTARTS = 5
+
+export type StorageTier = 'indexes' | 'online-archives' | 'flex'
+
+/** Where to search, besides the query and times. */
+export interface SearchScope {
+  indexes?: readonly string[]
+  storageTier?: StorageTier
+}
+
+/** One log as Datadog sent it, with its time for ordering. */
+export interface Pulled {
+  time: number
+  id?: string
+  item: Record<string, unknown>
+}
+
+export interface SliceTask {
+  /** Which stream (query) it belongs to. */
+  stream: number
+  query: string
+  from: number
+  to: number
+  estimate?: number
+}
+
+export interface PullProgress {
+  slicesDone: number
+  slicesTotal: number
+  pages: number
+  events: number
+  requests: number
+  retries: number
+  budget?: RateLimitBudget
+  /** Seconds left, from the events still expected (aggregate counts) or the slices left. */
+  etaSeconds?: number
+}
+
+export interface PullerOptions {
+  concurrency: number
+  onProgress?: (p: PullProgress) => void
+  onNotice?: (message: string) => void
+  now?: () => number
+}
+
+/** Pages of one slice, oldest first. A fresh request body is built for every request. */
+export async function* pullSlice(client: DatadogClient, scope: SearchScope, task: SliceTask, notice?: (m: string) => void): AsyncGenerator<Pulled[]> {
+  let cursor: string | undefined
+  let from = task.from
+  let lastTime: number | undefined
+  let restarts = 0
+  for (let page = 0; page < MAX_PAGES_PER_SLICE; page++) {
+    const pageCursor = cursor
+    const body = (): LogsListRequest => ({
+      filter: {
+        query: task.query, from: new Date(from).toISOString(), to: new Date(task.to).toISOString(),
+        ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),
+        ...(scope.storageTier ? {storageTier: scope.storageTier} : {}),
+      },
+      page: {limit: PAGE_LIMIT, ...(pageCursor === undefined ? {} : {cursor: pageCursor})},
+      sort: 'timestamp',
+    })
+    let json: unknown
+    try {
+      json = await client.call('logs-search', (apis) => apis.logs.listLogs({body: body()}))
+    } catch (error: unknown) {
+      if (pageCursor !== undefined && isInvalidCursor(error) && restarts < MAX_CURSOR_RESTARTS) {
+        // Cursors expire. Ascending order makes every event before the last time seen already
+        // pulled: start again from that time; the events of that very time come twice and are
+        // dropped by id downstream.
+        restarts++
+        cursor = undefined
+        from = lastTime ?? task.from
+        notice?.(`Datadog rejected a page cursor (${new Date(from).toISOString()} onwards): starting that slice again from there`)
+        continue
+      }
+      throw error
+    }
+    const data = (json as {data?: unknown} | null)?.data
+    if (!Array.isArray(data) || data.length === 0) return
+    const items: Pulled[] = []
+    for (const raw of data) {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) continue
+      const item = raw as Record<string, unknown>
+      const attrs = item.attributes as {timestamp?: unknown} | undefined
+      // An item without a usable time keeps its place; the normalizer rejects it with a reason.
+      const time = parseTime(attrs?.timestamp)?.ms ?? lastTime ?? from
+      items.push({time, item, ...(typeof item.id === 'string' ? {id: item.id} : {})})
+      lastTime = time
+    }
+    yield items
+    // A short page is not the last one: only an empty page or a missing cursor ends the slice.
+    const after = (json as {meta?: {page?: {after?: unknown}}}).meta?.page?.after
+    if (typeof after !== 'string' || after === '') return
+    cursor = after
+  }
+  throw new SourceError(`Datadog kept returning pages for ${new Date(task.from).toISOString()}..${new Date(task.to).toISOString()} (over ${MAX_PAGES_PER_SLICE}): stopping`, 'datadog')
+}
+
+function isInvalidCursor(error: unknown): boolean {
+  return error instanceof DatadogRequestError && error.failure.kind === 'http' && error.failure.status === 400 && /cursor/i.test(error.body ?? '')
+}
+
+/** One slice being pulled in the background; its pages wait here until the stream reaches it. */
+class SliceRun {
+  readonly pages: Pulled[][] = []
+  done = false
+  private wake: (() => void) | undefined
+
+  constructor(readonly task: SliceTask) {}
+
+  push(page: Pulled[]): void {
+    this.pages.push(page)
+    this.notify()
+  }
+
+  finish(): void {
+    this.done = true
+    this.notify()
+  }
+
+  notify(): void {
+    const w = this.wake
+    this.wake = undefined
+    w?.()
+  }
+
+  wait(): Promise<void> {
+    return new Promise((resolve) => (this.wake = resolve))
+  }
+}
+
+/**
+ * Runs the slices with bounded concurrency. Slices start in time order (across streams), at most
+ * `concurrency` at once and at most twice that many pulled ahead of what was consumed, so memory
+ * stays at a few slices whatever the range. The first slice that fails for good stops the pull.
+ */
+export class Puller {
+  slicesDone = 0
+  pages = 0
+  /** Events received, copies included. */
+  events = 0
+  /** Copies dropped by id (slice edges, restarted cursors, overlapping pages). */
+  duplicates = 0
+  private readonly runs: SliceRun[]
+  private readonly order: SliceRun[]
+  private next = 0
+  private running = 0
+  private consumed = 0
+  private error: unknown
+  private stopped = false
+  private readonly started: number
+  private readonly now: () => number
+
+  constructor(private readonly client: DatadogClient, private readonly scope: SearchScope, tasks: readonly SliceTask[], private readonly options: PullerOptions) {
+    this.runs = tasks.map((t) => new SliceRun(t))
+    this.order = [...this.runs].sort((a, b) => a.task.from - b.task.from || a.task.stream - b.task.stream)
+    this.now = options.now ?? Date.now
+    this.started = this.now()
+  }
+
+  get slicesTotal(): number {
+    return this.runs.length
+  }
+
+  /** The events of every stream, merged in time order, each event once. */
+  async *pulled(): AsyncGenerator<Pulled[]> {
+    const streams = [...new Set(this.runs.map((r) => r.task.stream))].sort((a, b) => a - b)
+    const dedupe = new RecentIds(DEDUPE_SLACK_MS)
+    try {
+      this.fill()
+      for await (const batch of merge(streams.map((s) => this.stream(s)))) {
+        const fresh = batch.filter((p) => p.id === undefined || !dedupe.seen(p.id, p.time))
+        this.duplicates += batch.length - fresh.length
+        if (fresh.length > 0) yield fresh
+      }
+    } finally {
+      this.stopped = true
+      for (const r of this.runs) r.notify()
+    }
+  }
+
+  private async *stream(stream: number): AsyncGenerator<Pulled[]> {
+    for (const run of this.runs.filter((r) => r.task.stream === stream)) {
+      for (;;) {
+        if (this.error !== undefined) throw this.error
+        const page = run.pages.shift()
+        if (page) {
+          yield page
+          continue
+        }
+        if (run.done) break
+        await run.wait()
+      }
+      this.consumed++
+      this.fill()
+    }
+  }
+
+  private fill(): void {
+    const ahead = this.options.concurrency * 2
+    while (!this.stopped && this.error === undefined && this.next < this.order.length && this.running < this.options.concurrency && this.next - this.consumed < ahead) {
+      const run = this.order[this.next++] as SliceRun
+      this.running++
+      void this.pull(run)
+    }
+  }
+
+  private async pull(run: SliceRun): Promise<void> {
+    try {
+      for await (const page of pullSlice(this.client, this.scope, run.task, this.options.onNotice)) {
+        this.pages++
+        this.events += page.length
+        run.push(page)
+        this.progress()
+        if (this.stopped || this.error !== undefined) return
+      }
+      this.slicesDone++
+      this.progress()
+    } catch (error: unknown) {
+      if (this.error === undefined) this.error = error
+      // Wake every waiting stream so the error surfaces now, not when its slice comes up.
+      for (const r of this.runs) r.notify()
+    } finally {
+      this.running--
+      run.finish()
+      this.fill()
+    }
+  }
+
+  private progress(): void {
+    if (!this.options.onProgress) return
+    const elapsed = (this.now() - this.started) / 1000
+    const expected = this.runs.reduce((n, r) => n + (r.task.estimate ?? 0), 0)
+    let etaSeconds: number | undefined
+    if (this.runs.every((r) => r.task.estimate !== undefined) && this.events > 0 && expected > this.events) etaSeconds = (elapsed * (expected - this.events)) / this.events
+    else if (this.slicesDone > 0) etaSeconds = (elapsed * (this.runs.length - this.slicesDone)) / this.slicesDone
+    this.options.onProgress({
+      slicesDone: this.slicesDone, slicesTotal: this.runs.length, pages: this.pages, events: this.events,
+      requests: this.client.stats.requests, retries: this.client.stats.retries, budget: this.client.rate.budget('logs-search'),
+      ...(etaSeconds === undefined ? {} : {etaSeconds: Math.round(etaSeconds)}),
+    })
+  }
+}
+
+/** Copies of one event share its time; ids are kept for this long behind the newest time seen. */
+const DEDUPE_SLACK_MS = 60_000
+
+/** Event ids seen recently, bounded by time so memory follows the event rate, not the range. */
+export class RecentIds {
+  private readonly ids = new Map<string, number>()
+  private readonly queue: {id: string; time: number}[] = []
+  private head = 0
+  private newest = Number.NEGATIVE_INFINITY
+
+  constructor(private readonly slackMs: number) {}
+
+  /** True when this id was seen within the slack; records it otherwise. */
+  seen(id: string, time: number): boolean {
+    if (this.ids.has(id)) return true
+    this.ids.set(id, time)
+    this.queue.push({id, time})
+    if (time > this.newest) {
+      this.newest = time
+      while (this.head < this.queue.length && (this.queue[this.head] as {time: number}).time < this.newest - this.slackMs) {
+        this.ids.delete((this.queue[this.head++] as {id: string}).id)
+      }
+      if (this.head > 4096 && this.head * 2 > this.queue.length) {
+        this.queue.splice(0, this.head)
+        this.head = 0
+      }
+    }
+    return false
+  }
+}

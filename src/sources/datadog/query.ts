@@ -1,0 +1,127 @@
+/**
+ * The Datadog log queries skewscan sends: the user's query narrowed to the requests the analysis
+ * reads. The terms come from the same asset patterns and shell paths the analysis uses, so what is
+ * left out can never change the report:
+ *
+ * - asset requests (GET or HEAD on an asset path, any status): failures, and the requests that keep
+ *   a page load alive;
+ * - page requests (GET on a non-asset path): shell paths (fingerprints, page loads, revalidated
+ *   shells) and other routes answered with a shell (deep links). Once the shell lengths are known
+ *   (aggregate API), only routes whose length is one of them; before that, every 2xx.
+ *
+ * Everything else (API calls, health checks, POSTs) is never pulled.
+ */
+
+export interface NarrowingSpec {
+  /** As the analysis takes them: `/prefix/`, `.ext`, or a substring. */
+  assetPatterns: readonly string[]
+  shellPaths: readonly string[]
+  /** Shell lengths within this many bytes are one build. */
+  lengthTolerance: number
+  /** Extra attributes that carry the response content type (from `--field contentType=...`). */
+  contentTypeAttributes?: readonly string[]
+}
+
+/** Above this many lengths to match, the query would be unwieldy: fall back to the 2xx form. */
+export const MAX_LENGTH_TERMS = 200
+
+const PATH = '@http.url_details.path'
+
+/** Escapes Datadog search syntax specials (and spaces) so a value matches literally. */
+export function escapeValue(value: string): string {
+  return value.replace(/[+\-=&|><!(){}[\]^"“”~*?:\\/\s]/g, (c) => `\\${c}`)
+}
+
+/** A path pattern as a wildcard term: `/_build/` → `\/_build\/*`, `.js` → `*.js` (and `*.JS`). */
+export function assetPathTerms(patterns: readonly string[]): string[] {
+  const terms: string[] = []
+  for (const p of patterns) {
+    if (p.startsWith('/')) terms.push(`${escapeValue(p)}*`)
+    else if (p.startsWith('.')) {
+      // The analysis compares extensions case-insensitively; Datadog wildcards do not.
+      for (const form of new Set([p.toLowerCase(), p.toUpperCase()])) terms.push(`*${escapeValue(form)}`)
+    } else terms.push(`*${escapeValue(p)}*`)
+  }
+  return [...new Set(terms)]
+}
+
+export function anyOf(attribute: string, terms: readonly string[]): string {
+  return terms.length === 1 ? `${attribute}:${terms[0]}` : `${attribute}:(${terms.join(' OR ')})`
+}
+
+/** The user's query as one term: parenthesised unless it is empty or `*`. */
+export function userTerm(query: string): string {
+  const q = query.trim()
+  return q === '' || q === '*' ? '' : `(${q})`
+}
+
+function and(...terms: string[]): string {
+  const t = terms.filter((x) => x !== '')
+  return t.length === 0 ? '*' : t.join(' ')
+}
+
+/**
+ * Response lengths that make an asset a fallback hit, or a route a shell: each fingerprint within
+ * the tolerance. Undefined when there are too many to list.
+ */
+export function lengthValues(fingerprints: readonly number[], tolerance: number): number[] | undefined {
+  const values = new Set<number>()
+  for (const f of fingerprints) for (let v = Math.max(1, f - tolerance); v <= f + tolerance; v++) values.add(v)
+  return values.size > MAX_LENGTH_TERMS ? undefined : [...values].sort((a, b) => a - b)
+}
+
+export class QueryBuilder {
+  private readonly user: string
+  private readonly assets: string
+  private readonly shells: string
+
+  constructor(userQuery: string, private readonly spec: NarrowingSpec) {
+    this.user = userTerm(userQuery)
+    this.assets = anyOf(PATH, assetPathTerms(spec.assetPatterns))
+    this.shells = anyOf(PATH, [...new Set(spec.shellPaths)].map(escapeValue))
+  }
+
+  /** GET or HEAD on an asset path, any status. */
+  assetRequests(): string {
+    return and(this.user, ...this.assetTerms())
+  }
+
+  /** GET on a non-asset path that may start a page load: a shell path, or a route served a shell. */
+  pageRequests(lengths?: readonly number[]): string {
+    return and(this.user, ...this.pageTerms(lengths))
+  }
+
+  /** One query for everything the analysis reads: page requests (by the shell lengths when known) and asset requests. */
+  narrowed(lengths?: readonly number[]): string {
+    return and(this.user, `((${this.pageTerms(lengths).join(' ')}) OR (${this.assetTerms().join(' ')}))`)
+  }
+
+  private assetTerms(): string[] {
+    return ['@http.method:(GET OR HEAD)', this.assets]
+  }
+
+  private pageTerms(lengths?: readonly number[]): string[] {
+    const shellLike = lengths === undefined
+      ? `(${this.shells} OR @http.status_code:[200 TO 299])`
+      : lengths.length === 0 ? this.shells : `(${this.shells} OR ${anyOf('@network.bytes_written', lengths.map(String))})`
+    return ['@http.method:GET', `-${this.assets}`, shellLike]
+  }
+
+  /** Successful responses on shell paths: grouped by length, they are the fingerprints. */
+  shellResponses(): string {
+    return and(this.user, '@http.method:GET', `-${this.assets}`, this.shells, '@http.status_code:[200 TO 299]')
+  }
+
+  /** Asset requests that may be failures: a shell's length, 404/410, or an HTML content type. */
+  candidates(lengths: readonly number[]): string {
+    const html = ['http.content_type', 'http.response.content_type', ...(this.spec.contentTypeAttributes ?? [])]
+      .map((a) => `${a.startsWith('tag:') ? a.slice(4) : `@${a.replace(/^@/, '')}`}:text\\/html*`)
+    const signals = [...(lengths.length > 0 ? [anyOf('@network.bytes_written', lengths.map(String))] : []), '@http.status_code:(404 OR 410)', ...new Set(html)]
+    return and(this.assetRequests(), `(${signals.join(' OR ')})`)
+  }
+
+  /** The user's query alone (`--pull all`). */
+  all(): string {
+    return and(this.user)
+  }
+}

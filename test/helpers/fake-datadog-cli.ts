@@ -1,0 +1,81 @@
+/**
+ * Runs the CLI as a child process without blocking this process, so the fake Datadog in the test
+ * process can answer it; and a probe that records whether the Datadog client was loaded.
+ */
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {type CliResult, ROOT} from './cli'
+
+export interface AsyncCliOptions {
+  env?: Record<string, string | undefined>
+  timeoutMs?: number
+  /** Called once the child runs (to signal it). */
+  onSpawn?: (child: ChildProcess) => void
+  /** Run under a pseudo-terminal (util-linux `script`), so stderr is a TTY. Output is merged. */
+  tty?: boolean
+}
+
+/** The environment of a user with no Datadog settings, plus what the test adds. */
+function envFor(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (!/^(DD_|DATADOG_|SKEWSCAN_|DEBUG$|JEST_|NODE_OPTIONS$)/.test(k)) env[k] = v
+  Object.assign(env, {TZ: 'UTC', COLUMNS: '200', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', FORCE_COLOR: '0', NODE_OPTIONS: ''}, extra)
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
+  return env
+}
+
+export function runCliAsync(args: string[], opts: AsyncCliOptions = {}): Promise<CliResult & {ms: number}> {
+  const started = Date.now()
+  const node = process.execPath
+  const cli = join(ROOT, 'bin', 'dev.js')
+  const [cmd, argv] = opts.tty
+    ? ['script', ['-qefc', [node, cli, ...args].map(shellQuote).join(' '), '/dev/null']]
+    : [node, [cli, ...args]]
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv as string[], {cwd: ROOT, env: envFor(opts.env), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout += c))
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c))
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000)
+    child.on('error', reject)
+    child.on('close', (status) => {
+      clearTimeout(timer)
+      resolve({status, stdout, stderr, ms: Date.now() - started})
+    })
+    opts.onSpawn?.(child)
+  })
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`
+}
+
+/**
+ * A `--require` script that records, at exit, every loaded module path of the Datadog client
+ * (`require.cache`, which also holds CommonJS modules loaded through `import()`), and every
+ * `require` of it.
+ */
+export function clientProbe(): {nodeOptions: string; loaded: () => string[]} {
+  const dir = mkdtempSync(join(tmpdir(), 'skewscan-probe-'))
+  const out = join(dir, 'loaded.json')
+  const script = join(dir, 'probe.js')
+  writeFileSync(out, '[]')
+  writeFileSync(script, `
+const Module = require('module')
+const fs = require('fs')
+const seen = new Set()
+const load = Module._load
+Module._load = function (request, ...rest) {
+  if (String(request).includes('@datadog/datadog-api-client')) seen.add(String(request))
+  return load.call(this, request, ...rest)
+}
+process.on('exit', () => {
+  for (const k of Object.keys(require.cache)) if (k.includes('@datadog/datadog-api-client')) seen.add(k)
+  fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify([...seen]))
+})
+`)
+  return {nodeOptions: `--require ${script}`, loaded: () => JSON.parse(readFileSync(out, 'utf8')) as string[]}
+}

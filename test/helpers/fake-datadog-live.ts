@@ -1,0 +1,108 @@
+/**
+ * In-process live runs against the fake Datadog: the same code path as `analyze --from`, with fast
+ * retries and short timeouts so fault tests take milliseconds, not seconds.
+ */
+import {join} from 'node:path'
+import {analyze} from '../../src/app/analyze'
+import {DEFAULT_OPTIONS} from '../../src/analysis/options'
+import type {DatadogConnection} from '../../src/config/datadog'
+import type {AnalysisReport} from '../../src/model/report'
+import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import {openDatadogLogs} from '../../src/sources/datadog/live-source'
+import type {DatadogPull, PullHooks, PullMode, PullPlan, PullSpec, PullTuning} from '../../src/sources/datadog/pull'
+import type {Pulled} from '../../src/sources/datadog/puller'
+import {ROOT} from './cli'
+import type {FakeDatadog} from './fake-datadog'
+
+/** Distinctive keys, planted so tests can prove they never reach any output. */
+export const API_KEY = 'dd0api0key0PLANTED0c0ffee0000001'
+export const APP_KEY = 'dd0app0key0PLANTED0c0ffee000000000000002'
+
+/** Every shipped fixture's traffic lies in this range. */
+export const RANGE = {from: Date.parse('2026-11-29T13:55:00Z'), to: Date.parse('2026-11-29T14:45:00Z')}
+
+export function connection(fake: FakeDatadog, keys: {apiKey?: string; appKey?: string} = {}): DatadogConnection {
+  return {site: 'datadoghq.com', baseUrl: fake.url, apiKey: keys.apiKey ?? API_KEY, appKey: keys.appKey ?? APP_KEY}
+}
+
+export function spec(mode: PullMode, over: Partial<PullSpec> = {}): PullSpec {
+  return {
+    query: 'service:web', range: RANGE, scope: {}, mode,
+    narrowing: {assetPatterns: DEFAULT_OPTIONS.assetPatterns, shellPaths: DEFAULT_OPTIONS.shellPaths, lengthTolerance: 0},
+    windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, ...over,
+  }
+}
+
+export function tuning(over: Partial<PullTuning> = {}): PullTuning {
+  return {
+    concurrency: 3, sliceEvents: 150, maxSliceMs: 3_600_000, timeoutMs: 400,
+    retry: {maxAttempts: 6, baseDelayMs: 5, maxDelayMs: 40, maxElapsedMs: 10_000}, ...over,
+  }
+}
+
+export interface LiveRun {
+  report: AnalysisReport
+  notices: string[]
+  /** Every item the pull handed to the analysis, in order. */
+  items: Pulled[]
+  plan: PullPlan
+  ms: number
+}
+
+export interface LiveOptions {
+  mode?: PullMode
+  spec?: Partial<PullSpec>
+  tuning?: Partial<PullTuning>
+  deployQuery?: string
+  hooks?: PullHooks
+  keys?: {apiKey?: string; appKey?: string}
+}
+
+export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Promise<LiveRun> {
+  const started = Date.now()
+  const notices: string[] = []
+  const hooks: PullHooks = {onNotice: (m) => notices.push(m), ...opts.hooks}
+  const live = await openDatadogLogs({
+    connection: connection(fake, opts.keys), spec: spec(opts.mode ?? 'windows', opts.spec), tuning: tuning(opts.tuning), normalize: DEFAULT_NORMALIZE,
+    ...(opts.deployQuery ? {deployQuery: opts.deployQuery, deployRange: RANGE} : {}),
+  }, hooks)
+  // A tap on what the source reads, to compare it with what the server holds.
+  const items: Pulled[] = []
+  const pull = (live.source as unknown as {pull: DatadogPull}).pull
+  const pulled = pull.pulled.bind(pull)
+  pull.pulled = async function* (resume) {
+    for await (const batch of pulled(resume)) {
+      items.push(...batch)
+      yield batch
+    }
+  }
+  const report = await analyze({
+    inputs: [], sources: [live.source], deploys: live.deploys, datadogSummary: live.summary,
+    normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000, onNotice: (m) => notices.push(m),
+  })
+  return {report, notices, items, plan: await pull.plan(), ms: Date.now() - started}
+}
+
+/** The ids the server holds for a plan: every stream's query over its slices, oldest first. */
+export function expectedIds(fake: FakeDatadog, plan: PullPlan): string[] {
+  const items = plan.streams.flatMap((s) => s.slices.flatMap((sl) => fake.select(s.query, sl.from, sl.to)))
+  return sortById(items)
+}
+
+export function sortById(items: {id?: unknown}[]): string[] {
+  return items.map((i) => String(i.id)).sort()
+}
+
+export async function fileAnalyze(scenario: string, file: string, deploys?: string): Promise<AnalysisReport> {
+  return analyze({
+    inputs: [file.startsWith('/') ? file : join(ROOT, 'fixtures', scenario, file)],
+    ...(deploys ? {deploysFile: join(ROOT, 'fixtures', scenario, deploys)} : {}),
+    normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000,
+  })
+}
+
+/** A report without its `input` block: what must not depend on where the events came from. */
+export function withoutInput(r: AnalysisReport): Omit<AnalysisReport, 'input'> {
+  const {input: _input, ...rest} = r
+  return rest
+}

@@ -1,0 +1,213 @@
+/**
+ * `skewscan analyze --from … --api-url` and `skewscan export`, run as a user runs them, against the
+ * fake Datadog on loopback: same report as the fixture file, exit codes, stderr, keys never shown,
+ * the client never loaded offline, progress only on a terminal, and Ctrl-C then --resume.
+ */
+import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {runCommand} from '@oclif/test'
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
+import {stateFileOf} from '../../src/app/export'
+import {ROOT} from '../helpers/cli'
+import {FakeDatadog, faults} from '../helpers/fake-datadog'
+import {clientProbe, runCliAsync} from '../helpers/fake-datadog-cli'
+import {gunzipSync} from 'node:zlib'
+import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, sortById} from '../helpers/fake-datadog-live'
+
+const FIXTURE = join(ROOT, 'fixtures', 'rolling-round-robin')
+const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:web']
+const KEYS = {DD_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY}
+const FAST = ['--retry-base', '10ms', '--timeout', '2s']
+const dir = mkdtempSync(join(tmpdir(), 'skewscan-ddcli-'))
+
+let fake: FakeDatadog
+beforeAll(async () => {
+  fake = await FakeDatadog.start({...FakeDatadog.fixture(ROOT, 'rolling-round-robin'), apiKey: API_KEY, appKey: APP_KEY, maxPageSize: 100})
+})
+afterAll(async () => fake.close())
+afterEach(() => fake.clearFaults())
+
+const withoutInput = (json: string): unknown => {
+  const {input: _input, ...rest} = JSON.parse(json)
+  return rest
+}
+
+function expectNoKeys(...texts: string[]): void {
+  for (const t of texts) {
+    expect(t).not.toContain(API_KEY)
+    expect(t).not.toContain(APP_KEY)
+  }
+}
+
+describe('skewscan analyze --from/--to against the Datadog API', () => {
+  let fileJson: string
+  beforeAll(async () => {
+    const r = await runCliAsync(['analyze', join(FIXTURE, 'dd-events.ndjson'), '--deploys', join(FIXTURE, 'deploy-events-v2.json'), '--json'])
+    expect(r.status).toBe(0)
+    fileJson = r.stdout
+  })
+
+  it('prints the report of `analyze FIXTURE --deploys EVENTS`, pulls less than the range holds, never shows the keys, and keeps stdout clean with DEBUG=*', async () => {
+    const probe = clientProbe()
+    const r = await runCliAsync(['analyze', ...RANGE, '--deploy-query', 'source:kubernetes kube_deployment:web', '--api-url', fake.url, '--json', ...FAST], {env: {...KEYS, DEBUG: '*', NODE_OPTIONS: probe.nodeOptions}})
+    expect(r.status).toBe(0)
+    expect(withoutInput(r.stdout)).toEqual(withoutInput(fileJson))
+    const report = JSON.parse(r.stdout)
+    const ajv = new Ajv({allErrors: true, strict: false})
+    addFormats(ajv)
+    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    expect(validate(report) || validate.errors).toBe(true)
+    const dd = report.input.datadog
+    expect(dd).toMatchObject({held: 466, pull: 'windows', narrowing: {aggregate: 'used', shellLengths: [1832, 1851]}, deployEvents: {api: 'v2', deploys: 1}})
+    expect(dd.pulled).toBeLessThan(dd.held)
+    expect(r.stderr).toMatch(/Datadog: pulled 388 events \(83\.3% of 466 in the range\) with \d+ requests \(\d+ search, 3 aggregate, 2 events, 0 retries\) in 2 slices, 1 asset window \(39 of 50 min\)/)
+    // Piped stderr: no progress line.
+    expect(r.stderr).not.toMatch(/datadog: (slices|counting)/)
+    expectNoKeys(r.stdout, r.stderr)
+    // The positive control of the probe used below: a live run does load the client.
+    expect(probe.loaded().length).toBeGreaterThan(100)
+  })
+
+  it('--help and an offline analyze never load the Datadog client', async () => {
+    const help = clientProbe()
+    const offline = clientProbe()
+    const [h, o] = await Promise.all([
+      runCliAsync(['analyze', '--help'], {env: {NODE_OPTIONS: help.nodeOptions}}),
+      runCliAsync(['analyze', join(FIXTURE, 'dd-events.ndjson'), '--json'], {env: {...KEYS, NODE_OPTIONS: offline.nodeOptions}}),
+    ])
+    expect(h.status).toBe(0)
+    expect(h.stdout).toMatch(/--deploy-query/)
+    expect(o.status).toBe(0)
+    expect(help.loaded()).toEqual([])
+    expect(offline.loaded()).toEqual([])
+  })
+
+  it('on a terminal, shows progress on stderr (slices, pages, events, budget)', async () => {
+    const r = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--json', ...FAST], {env: KEYS, tty: true})
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/datadog: slices \d+\/\d+ · \d+ pages · [\d,]+ events · \d+ requests/)
+    expect(r.stdout).toMatch(/budget \d+\/300 \(refills in/)
+    expectNoKeys(r.stdout)
+  })
+})
+
+/**
+ * The same commands in this process (@oclif/test), for what needs no process of its own: exit codes
+ * and messages, and the other ways to point at Datadog. Keys go through process.env, as a user's
+ * shell would pass them.
+ */
+describe('skewscan analyze --from, in process', () => {
+  const saved = {...process.env}
+  beforeEach(() => {
+    for (const k of Object.keys(process.env)) if (/^(DD_|DATADOG_|SKEWSCAN_)/.test(k)) delete process.env[k]
+    Object.assign(process.env, KEYS)
+  })
+  afterEach(() => {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
+    Object.assign(process.env, saved)
+  })
+
+  async function run(args: string[]): Promise<{stdout: string; stderr: string; exit: number; message: string}> {
+    const r = await runCommand(args, {root: ROOT})
+    const error = r.error as (Error & {oclif?: {exit?: number}}) | undefined
+    return {stdout: r.stdout, stderr: r.stderr, exit: error ? (error.oclif?.exit ?? 1) : 0, message: error?.message ?? ''}
+  }
+
+  it('--pull narrowed, the API URL from SKEWSCAN_API_URL, and deploys from --deploy-query give the report of the fixture with its events file', async () => {
+    process.env.SKEWSCAN_API_URL = fake.url
+    // (runCommand splits arguments on spaces: a one-term query here; the CLI tests pass a two-term one.)
+    const live = await run(['analyze', ...RANGE, '--pull', 'narrowed', '--deploy-query', 'kube_deployment:web', '--json', ...FAST])
+    const file = await fileAnalyze('rolling-round-robin', 'dd-events.ndjson', 'deploy-events-v2.json')
+    expect(live.exit).toBe(0)
+    expect(withoutInput(live.stdout)).toEqual(withoutInput(JSON.stringify(file)))
+    expect(JSON.parse(live.stdout).input.datadog).toMatchObject({pull: 'narrowed', deployEvents: {api: 'v2', deploys: 1}})
+    expect(JSON.parse(live.stdout).deploys[0].source).toBe('events')
+    expectNoKeys(live.stdout, live.stderr)
+  })
+
+  it('usage errors exit 2 and say what to do: no input, missing keys (naming the variables), a bad site, seconds for milliseconds', async () => {
+    const before = fake.requests.length
+    const none = await run(['analyze'])
+    expect(none).toMatchObject({exit: 2, message: expect.stringMatching(/Give log files to read, or --from\/--since/)})
+    delete process.env.DD_API_KEY
+    delete process.env.DATADOG_APP_KEY
+    process.env.DD_SITE = 'datadoghq.eu'
+    const keys = await run(['analyze', ...RANGE])
+    expect(keys.exit).toBe(2)
+    expect(keys.message).toMatch(/needs an API key \(DD_API_KEY or DATADOG_API_KEY\) and an application key with the logs_read_data permission \(DD_APP_KEY or DATADOG_APP_KEY\)/)
+    Object.assign(process.env, KEYS)
+    const site = await run(['analyze', ...RANGE, '--site', 'datadoghq.org'])
+    expect(site).toMatchObject({exit: 2, message: expect.stringMatching(/--site: "datadoghq\.org" is not a Datadog site\. Use one of datadoghq\.com, us3\.datadoghq\.com/)})
+    const seconds = await run(['analyze', '--from', '1795960800', '--api-url', fake.url])
+    expect(seconds).toMatchObject({exit: 2, message: expect.stringMatching(/looks like epoch seconds; give epoch milliseconds \(1795960800000\)/)})
+    const both = await run(['analyze', '--since', '2h', '--from', 'now-1h'])
+    expect(both.exit).toBe(2)
+    expect(fake.requests.length).toBe(before)
+  })
+
+  it('403: exit 3, says which key is likely wrong and that the application key needs logs_read_data; echoed keys are masked', async () => {
+    fake.inject({endpoint: 'any', fault: faults.forbidden(`{"errors":["Forbidden (api key ${API_KEY}, application key ${APP_KEY})"]}`), times: Infinity})
+    const r = await run(['analyze', ...RANGE, '--api-url', fake.url, ...FAST])
+    expect(r.exit).toBe(3)
+    expect(r.message).toMatch(/HTTP 403 is not transient: not retried/)
+    expect(r.message).toMatch(/application key \(DD_APP_KEY or DATADOG_APP_KEY\) is probably wrong, or lacks the logs_read_data permission/)
+    expect(r.message).toContain('****0001')
+    expectNoKeys(r.stdout, r.stderr, r.message)
+  })
+
+  it('retries exhausted: exit 3, saying how far it got; retry notices on stderr', async () => {
+    fake.inject({endpoint: 'logs-search', fault: faults.status(503), after: 1, times: Infinity})
+    const r = await run(['analyze', ...RANGE, '--api-url', fake.url, '--max-attempts', '3', ...FAST])
+    expect(r.exit).toBe(3)
+    expect(r.stderr).toMatch(/retrying in \d+ms \(attempt 2 of 3\)/)
+    expect(r.message).toMatch(/HTTP 503; gave up after 3 attempts/)
+    expect(r.message).toMatch(/Got this far: \d+ of \d+ slices done, \d+ events pulled, \d+ requests made/)
+    expectNoKeys(r.stdout, r.stderr, r.message)
+  })
+})
+
+describe('skewscan export', () => {
+  it('Ctrl-C keeps valid lines and says how to continue (exit 130); --resume completes the file: exactly the server\'s events', async () => {
+    const slow = await FakeDatadog.start({...FakeDatadog.fixture(ROOT, 'two-deploys'), apiKey: API_KEY, appKey: APP_KEY, maxPageSize: 25, searchDelayMs: 150})
+    try {
+      const out = join(dir, 'incident.ndjson.gz')
+      const args = ['export', ...RANGE, '--api-url', slow.url, '-o', out, '--concurrency', '1', ...FAST]
+      const interrupted = await runCliAsync(args, {
+        env: KEYS,
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            if (slow.requestsTo('logs-search').length >= 5) {
+              clearInterval(poll)
+              child.kill('SIGINT')
+            }
+          }, 20)
+          child.on('close', () => clearInterval(poll))
+        },
+      })
+      expect(interrupted.stderr).toMatch(/Interrupted: \d+ events are in .*incident\.ndjson\.gz\. Run the same export with --resume/)
+      expect(interrupted.status).toBe(130)
+      expect(existsSync(stateFileOf(out))).toBe(true)
+      const stateText = readFileSync(stateFileOf(out), 'utf8')
+      const partial = Number(/Interrupted: (\d+) events/.exec(interrupted.stderr)?.[1])
+      expect(partial).toBeGreaterThan(0)
+
+      const resumed = await runCliAsync(['export', '--resume', '--api-url', slow.url, '-o', out, ...FAST], {env: KEYS})
+      expect(resumed.status).toBe(0)
+      expect(resumed.stderr).toMatch(/Exported \d+ events to .* \(\d+ in this run\)/)
+      expect(existsSync(stateFileOf(out))).toBe(false)
+      // The union is the server's events for the export's query, each once, and reads as a log file.
+      const live = await liveAnalyze(slow, {mode: 'narrowed'})
+      const ids = sortById(live.items.map((p) => p.item))
+      const written = gunzipSync(readFileSync(out)).toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))
+      expect(sortById(written)).toEqual(ids)
+      const offline = await fileAnalyze('two-deploys', out)
+      expect(offline.input).toMatchObject({records: ids.length, skipped: {total: 0}})
+      expect(withoutInput(JSON.stringify(offline))).toEqual(withoutInput(JSON.stringify(live.report)))
+      expectNoKeys(interrupted.stdout, interrupted.stderr, resumed.stdout, resumed.stderr, gunzipSync(readFileSync(out)).toString('utf8'), stateText)
+    } finally {
+      await slow.close()
+    }
+  })
+})

@@ -1,0 +1,314 @@
+/**
+ * Live Datadog runs against a Datadog-compatible server on loopback, through the real client: the
+ * report must equal the one of the same traffic read from a file, whatever the pull mode and
+ * whatever goes wrong on the wire; the events analysed must be exactly the server's.
+ */
+import {existsSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {ddEvent, simulate, writerContext} from '../../scripts/fixture-generator'
+import type {AnalysisReport} from '../../src/model/report'
+import {SourceError} from '../../src/sources/errors'
+import {ROOT} from '../helpers/cli'
+import {type Fault, FakeDatadog, faults} from '../helpers/fake-datadog'
+import {API_KEY, APP_KEY, expectedIds, fileAnalyze, liveAnalyze, RANGE, sortById, withoutInput} from '../helpers/fake-datadog-live'
+
+const SCENARIOS = readdirSync(join(ROOT, 'fixtures')).filter((d) => existsSync(join(ROOT, 'fixtures', d, 'dd-events.ndjson'))).sort()
+const fakes = new Map<string, FakeDatadog>()
+const files = new Map<string, AnalysisReport>()
+
+async function fake(scenario: string, opts: {maxPageSize?: number; noAggregate?: boolean; rateLimit?: {limit: number; periodSeconds: number}} = {}): Promise<FakeDatadog> {
+  const f = await FakeDatadog.start({...FakeDatadog.fixture(ROOT, scenario), apiKey: API_KEY, appKey: APP_KEY, maxPageSize: 50, ...opts})
+  fakes.set(`${scenario}-${fakes.size}`, f)
+  return f
+}
+
+async function fileReport(scenario: string): Promise<AnalysisReport> {
+  let r = files.get(scenario)
+  if (!r) files.set(scenario, (r = await fileAnalyze(scenario, 'dd-events.ndjson')))
+  return r
+}
+
+afterAll(async () => {
+  for (const f of fakes.values()) await f.close()
+})
+
+const noKeys = (text: string): void => {
+  expect(text).not.toContain(API_KEY)
+  expect(text).not.toContain(APP_KEY)
+}
+
+describe('a live pull gives the report of a file of the same logs', () => {
+  it.each(SCENARIOS.flatMap((s) => (['windows', 'narrowed', 'all'] as const).map((m) => [s, m] as const)))('%s, --pull %s', async (scenario, mode) => {
+    const server = await fake(scenario)
+    const live = await liveAnalyze(server, {mode})
+    expect(withoutInput(live.report)).toEqual(withoutInput(await fileReport(scenario)))
+    // Exactly the server's events for the planned queries: none lost, none twice.
+    const ids = sortById(live.items.map((p) => p.item))
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids).toEqual(expectedIds(server, live.plan))
+    const dd = live.report.input.datadog
+    expect(dd).toMatchObject({pull: mode, held: server.select('service:web', RANGE.from, RANGE.to).length, pulled: ids.length, duplicates: 0})
+    expect(live.report.input.records).toBe(ids.length)
+    expect(dd?.narrowing.aggregate).toBe(mode === 'all' ? 'not-asked' : 'used')
+  })
+
+  it('pulls only what the analysis reads: no health checks, API calls or favicons, and less than the range holds', async () => {
+    const server = await fake('rolling-round-robin')
+    for (const mode of ['windows', 'narrowed'] as const) {
+      const live = await liveAnalyze(server, {mode})
+      const paths = live.items.map((p) => ((p.item.attributes as any).attributes.http.url_details.path as string))
+      expect(paths.filter((p) => p === '/healthz' || p.startsWith('/api/') || p === '/favicon.ico')).toEqual([])
+      const dd = live.report.input.datadog
+      expect(dd?.held).toBe(466)
+      expect(dd?.pulled).toBeLessThan(466)
+      expect(dd?.narrowing.shellLengths).toEqual([1832, 1851])
+    }
+    // Windows: asset requests only around candidate failures (a horizon before them).
+    const narrow = await liveAnalyze(server, {mode: 'windows', spec: {windowPadMs: 5 * 60_000}})
+    expect(narrow.report.input.datadog?.windows.pulledSeconds).toBeLessThan(narrow.report.input.datadog?.windows.rangeSeconds ?? 0)
+    expect(narrow.report.input.datadog?.pulled).toBeLessThan(406)
+  })
+
+  it('on a range with no deploy, windows pull little more than the page loads', async () => {
+    const server = await fake('quiet')
+    const live = await liveAnalyze(server, {mode: 'windows', spec: {windowPadMs: 2 * 60_000}})
+    expect(withoutInput(live.report)).toEqual(withoutInput(await fileReport('quiet')))
+    const dd = live.report.input.datadog
+    expect(dd?.held).toBe(277)
+    expect(dd?.pulled).toBeLessThan(100)
+  })
+})
+
+describe('faults on the wire: retried, and the report and events unchanged', () => {
+  const cases: [string, Fault, {after?: number; times?: number; withCursor?: boolean}][] = [
+    ['429 without X-RateLimit-Reset', faults.rateLimited(), {after: 2, times: 2}],
+    ['429 with X-RateLimit-Reset: 0', faults.rateLimited(0), {after: 3}],
+    ['500', faults.status(500), {after: 1, times: 2}],
+    ['502', faults.status(502), {after: 4}],
+    ['503 with an HTML body', faults.htmlUnavailable(), {after: 2}],
+    ['a reply slower than the timeout', faults.slow(1200), {after: 2}],
+    ['a body cut off mid-JSON', faults.cut(), {after: 3, times: 2}],
+    ['a connection closed without an answer', faults.hangUp(), {after: 1}],
+    ['an invalid (expired) cursor', faults.invalidCursor(), {withCursor: true, after: 1}],
+  ]
+
+  it.each(cases)('%s', async (_name, fault, when) => {
+    for (const mode of ['windows', 'narrowed'] as const) {
+      const server = await fake('two-deploys')
+      server.inject({endpoint: 'logs-search', fault, ...when})
+      const live = await liveAnalyze(server, {mode})
+      expect(withoutInput(live.report)).toEqual(withoutInput(await fileReport('two-deploys')))
+      const ids = sortById(live.items.map((p) => p.item))
+      expect(ids).toEqual(expectedIds(server, live.plan))
+      const dd = live.report.input.datadog
+      if (fault.kind === 'invalid-cursor') expect(live.notices.join('\n')).toMatch(/rejected a page cursor/)
+      else expect(dd?.requests.retries).toBeGreaterThanOrEqual(1)
+      expect(live.notices.join('\n')).not.toMatch(/fell back|unavailable/)
+      noKeys(JSON.stringify(live.report) + live.notices.join('\n'))
+    }
+  })
+
+  it('waits what X-RateLimit-Reset says before retrying a 429', async () => {
+    const server = await fake('missing-404')
+    server.inject({endpoint: 'logs-search', fault: faults.rateLimited(1), after: 1})
+    const live = await liveAnalyze(server, {mode: 'narrowed'})
+    expect(withoutInput(live.report)).toEqual(withoutInput(await fileReport('missing-404')))
+    // The same page was asked again a second later (Datadog's reset is in seconds), and no other
+    // search was started meanwhile (requests already on the way may still arrive).
+    const searches = server.requestsTo('logs-search')
+    const limited = searches.find((r) => r.status === 429)
+    const retry = searches.find((r) => r !== limited && r.raw === limited?.raw)
+    expect((retry?.at ?? 0) - (limited?.at ?? 0)).toBeGreaterThanOrEqual(990)
+    expect(searches.filter((r) => r.at > (limited?.at ?? 0) + 100 && r.at < (limited?.at ?? 0) + 990)).toEqual([])
+    expect(live.notices.find((n) => /429/.test(n))).toMatch(/resets in 1s\); retrying in 1(\.\d)?s/)
+  })
+
+  it('faults on the aggregate API are retried; a refused aggregate falls back to the narrowed pull, said on stderr and in input.datadog', async () => {
+    const flaky = await fake('rolling-sticky')
+    flaky.inject({endpoint: 'logs-aggregate', fault: faults.status(500), times: 2})
+    const retried = await liveAnalyze(flaky)
+    expect(retried.report.input.datadog?.narrowing.aggregate).toBe('used')
+    expect(withoutInput(retried.report)).toEqual(withoutInput(await fileReport('rolling-sticky')))
+
+    const refused = await fake('rolling-sticky', {noAggregate: true})
+    const fallback = await liveAnalyze(refused)
+    expect(withoutInput(fallback.report)).toEqual(withoutInput(await fileReport('rolling-sticky')))
+    expect(fallback.report.input.datadog?.narrowing).toMatchObject({aggregate: 'fell-back', reason: expect.stringMatching(/not a facet/)})
+    expect(fallback.report.input.datadog?.held).toBeNull()
+    expect(fallback.notices.join('\n')).toMatch(/aggregate narrowing unavailable .*not a facet.*pulling every GET page and asset request/)
+    expect(sortById(fallback.items.map((p) => p.item))).toEqual(expectedIds(refused, fallback.plan))
+  })
+
+  it('a rate limit in force throttles the pull (waits for the reset) and loses nothing', async () => {
+    const server = await fake('missing-404', {maxPageSize: 100, rateLimit: {limit: 3, periodSeconds: 1}})
+    const live = await liveAnalyze(server, {mode: 'narrowed', tuning: {concurrency: 2}})
+    expect(withoutInput(live.report)).toEqual(withoutInput(await fileReport('missing-404')))
+    expect(sortById(live.items.map((p) => p.item))).toEqual(expectedIds(server, live.plan))
+    const searches = server.requestsTo('logs-search')
+    expect(searches.length).toBeGreaterThan(3)
+    // More searches than one period allows: the pull waited for the budget to refill instead of
+    // running into 429s (at most the requests already on their way when it ran out).
+    expect(live.ms).toBeGreaterThanOrEqual(900)
+    expect(searches.filter((r) => r.status === 429).length).toBeLessThanOrEqual(1)
+  })
+})
+
+describe('failures that are not retried, or not forever: exit 3 material', () => {
+  it('403 fails at once, names the likely key and the logs_read_data permission, and masks keys the server echoes', async () => {
+    const server = await fake('rolling-round-robin')
+    server.inject({endpoint: 'any', fault: faults.forbidden(`{"errors":["Forbidden: application key ${APP_KEY} lacks permission"]}`), times: Infinity})
+    const error = await liveAnalyze(server, {mode: 'narrowed'}).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(SourceError)
+    const message = (error as Error).message
+    expect(message).toMatch(/HTTP 403 is not transient: not retried/)
+    expect(message).toMatch(/DD_APP_KEY or DATADOG_APP_KEY.*logs_read_data/)
+    expect(message).toContain('****0002')
+    noKeys(message + ((error as Error).stack ?? ''))
+    // The first request (the aggregate count) was refused and not retried; nothing else was tried.
+    expect(server.requests.map((r) => r.status)).toEqual([403])
+  })
+
+  it('401 says the API key is probably wrong', async () => {
+    const server = await fake('rolling-round-robin')
+    server.inject({endpoint: 'any', fault: faults.unauthorized(), times: Infinity})
+    await expect(liveAnalyze(server, {mode: 'all'})).rejects.toThrow(/API key \(DD_API_KEY or DATADOG_API_KEY\) is probably wrong/)
+  })
+
+  it('wrong keys are refused by the server: 403, no retry', async () => {
+    const server = await fake('rolling-round-robin')
+    const error = await liveAnalyze(server, {mode: 'all', keys: {appKey: 'wrong-app-key-0000000000000000000000000'}}).then(() => undefined, (e: unknown) => e as Error)
+    expect(error?.message).toMatch(/HTTP 403/)
+    expect(error?.message).not.toContain('wrong-app-key-0000000000000000000000000')
+  })
+
+  it('gives up after the attempts allowed and says how far it got', async () => {
+    const server = await fake('two-deploys')
+    server.inject({endpoint: 'logs-search', fault: faults.status(502), after: 4, times: Infinity})
+    const error = await liveAnalyze(server, {mode: 'narrowed', tuning: {retry: {maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, maxElapsedMs: 10_000}}}).then(() => undefined, (e: unknown) => e as Error)
+    expect(error).toBeInstanceOf(SourceError)
+    expect(error?.message).toMatch(/HTTP 502; gave up after 3 attempts/)
+    expect(error?.message).toMatch(/Got this far: \d+ of \d+ slices done, \d+ events pulled, \d+ requests made/)
+  })
+
+  it('gives up when the wait would exceed the time allowed per request, without waiting', async () => {
+    const server = await fake('two-deploys')
+    server.inject({endpoint: 'logs-search', fault: faults.rateLimited(600), after: 1})
+    const started = Date.now()
+    await expect(liveAnalyze(server, {mode: 'narrowed'})).rejects.toThrow(/resets in 600s.*would exceed the 10s allowed per request/)
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+})
+
+describe('requests as Datadog expects them on the wire', () => {
+  it('search: snake_case keys, page.limit 1000, string times, ascending sort, a fresh body per slice, cursors followed', async () => {
+    const server = await fake('rolling-round-robin')
+    const live = await liveAnalyze(server, {mode: 'windows', spec: {scope: {indexes: ['main', 'web'], storageTier: 'flex'}}})
+    const searches = server.requestsTo('logs-search')
+    expect(searches.length).toBeGreaterThan(live.report.input.datadog?.slices ?? 0)
+    for (const r of searches) {
+      expect(r.headers['content-type']).toMatch(/application\/json/)
+      expect(r.body.page.limit).toBe(1000)
+      expect(r.body.sort).toBe('timestamp')
+      expect(r.body.filter).toEqual({query: expect.any(String), from: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), to: expect.stringMatching(/Z$/), indexes: ['main', 'web'], storage_tier: 'flex'})
+      expect(r.raw).not.toMatch(/storageTier|"limit":10[,}]/)
+    }
+    // Every slice starts without a cursor; each later page carries the cursor the previous answer gave.
+    const firstPages = searches.filter((r) => r.body.page.cursor === undefined)
+    expect(firstPages.length).toBe(live.report.input.datadog?.slices)
+    const aggregates = server.requestsTo('logs-aggregate')
+    expect(aggregates.map((r) => Object.keys(r.body).sort())).toEqual([['compute', 'filter'], ['compute', 'filter', 'group_by'], ['compute', 'filter']])
+    expect(aggregates[1]?.body.group_by).toEqual([{facet: '@network.bytes_written', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
+    expect(aggregates[0]?.body.filter.storage_tier).toBe('flex')
+    for (const r of server.requests) {
+      expect(r.headers['dd-api-key']).toBe(API_KEY)
+      expect(r.headers['dd-application-key']).toBe(APP_KEY)
+    }
+  })
+
+  it('the queries sent add only GET page and asset terms to the user\'s query', async () => {
+    const server = await fake('rolling-round-robin')
+    await liveAnalyze(server, {mode: 'windows'})
+    const queries = [...new Set(server.requestsTo('logs-search').map((r) => r.body.filter.query as string))]
+    expect(queries).toHaveLength(2)
+    for (const q of queries) {
+      expect(q.startsWith('(service:web) @http.method:')).toBe(true)
+      expect(q).toMatch(/@http\.url_details\.path:\(\\\/_build\\\/\* OR /)
+    }
+    expect(queries.find((q) => q.includes('bytes_written'))).toContain('@network.bytes_written:(1832 OR 1851)')
+  })
+})
+
+describe('deploys from Datadog events (--deploy-query)', () => {
+  const QUERY = 'source:kubernetes kube_deployment:web'
+  it.each(SCENARIOS.filter((s) => s !== 'quiet'))('%s: the deploy windows of the events API equal those of the events file', async (scenario) => {
+    const server = await fake(scenario)
+    const live = await liveAnalyze(server, {deployQuery: QUERY})
+    const file = await fileAnalyze(scenario, 'dd-events.ndjson', 'deploy-events-v2.json')
+    expect(withoutInput(live.report)).toEqual(withoutInput(file))
+    expect(live.report.deploys.every((d) => d.source === 'events')).toBe(true)
+    expect(live.report.input.datadog?.deployEvents).toMatchObject({api: 'v2', deploys: live.report.deploys.length})
+    const search = server.requestsTo('events-search')[0]
+    expect(search?.body).toMatchObject({filter: {query: QUERY, from: expect.any(String), to: expect.any(String)}, page: {limit: 1000}, sort: 'timestamp'})
+  })
+
+  it('falls back to the v1 events list (start/end in seconds) when v2 search fails, with the same deploys', async () => {
+    const server = await fake('two-deploys')
+    server.inject({endpoint: 'events-search', fault: faults.status(500), times: Infinity})
+    const live = await liveAnalyze(server, {deployQuery: QUERY})
+    const file = await fileAnalyze('two-deploys', 'dd-events.ndjson', 'deploy-events-v2.json')
+    expect(withoutInput(live.report)).toEqual(withoutInput(file))
+    expect(live.report.input.datadog?.deployEvents).toMatchObject({api: 'v1', fallbackReason: expect.stringMatching(/HTTP 500/)})
+    const v1 = server.requestsTo('events-v1')[0]
+    const params = new URL(v1?.url ?? '', 'http://x').searchParams
+    expect(params.get('start')).toMatch(/^\d{10}$/)
+    expect(params.get('sources')).toBe('kubernetes')
+    expect(params.get('tags')).toBe('kube_deployment:web')
+  })
+
+  it('without --deploy-query, deploys are inferred as offline', async () => {
+    const server = await fake('two-deploys')
+    const live = await liveAnalyze(server)
+    expect(live.report.deploys.every((d) => d.source === 'inferred')).toBe(true)
+    expect(server.requestsTo('events-search')).toHaveLength(0)
+  })
+})
+
+describe('a longer range (4 h, a deploy after 3 h): the windows cut the asset pull', () => {
+  let server: FakeDatadog
+  let file: string
+  const range = {from: Date.parse('2026-11-29T14:00:00Z'), to: Date.parse('2026-11-29T18:00:00Z')}
+  beforeAll(async () => {
+    const sim = simulate({seed: 7, durationSeconds: 4 * 3600, firstDeployAtSeconds: 3 * 3600, deploys: 1, browsersPerMinute: 1, staleShare: 0.15, staleMinAfterEndSeconds: 510, surge: {factor: 6, beforeSeconds: 150, afterSeconds: 20}, apiShare: 0.25, healthzEverySeconds: 120})
+    const ctx = writerContext(sim.truth)
+    const logs = sim.requests.map((r) => ddEvent(r, ctx) as unknown as Record<string, unknown>)
+    file = join(mkdtempSync(join(tmpdir(), 'skewscan-long-')), 'dd-events.ndjson')
+    writeFileSync(file, logs.map((l) => JSON.stringify(l)).join('\n') + '\n')
+    server = await FakeDatadog.start({logs, apiKey: API_KEY, appKey: APP_KEY})
+    fakes.set('long', server)
+  })
+
+  it('pulls the page requests and only the asset requests around the deploy', async () => {
+    const live = await liveAnalyze(server, {mode: 'windows', spec: {range}})
+    const dd = live.report.input.datadog
+    expect(dd?.held).toBe(2808)
+    expect(dd?.pulled).toBeLessThan(0.55 * 2808)
+    expect(dd?.windows.pulledSeconds).toBeLessThan(0.5 * (dd?.windows.rangeSeconds ?? 0))
+    expect(sortById(live.items.map((p) => p.item))).toEqual(expectedIds(server, live.plan))
+    // Every failure the full file shows is in the windows.
+    const full = await fileAnalyze('long', file)
+    expect(live.report.totals.failedRequests).toBe(full.totals.failedRequests)
+    expect(live.report.incidents).toEqual(full.incidents)
+  })
+
+  // Known issue, outside the Datadog code: the analyzer learns a shell as soon as it is pushed but
+  // judges an event only once a later event arrives, so how far ahead it has looked depends on how
+  // dense the input is. Without the health checks and API calls a live pull leaves out, one page
+  // load at 14:02:04 (a route answered with a shell 100 s before the first shell-path response) is
+  // counted that a full export does not count. Judging with exactly `lookaheadMs` of look-ahead
+  // makes both agree (verified): then this test passes and `.failing` must go.
+  it('gives the report of the full export over a long range with unrelated traffic left out', async () => {
+    const live = await liveAnalyze(server, {mode: 'windows', spec: {range}})
+    expect(withoutInput(live.report)).toEqual(withoutInput(await fileAnalyze('long', file)))
+  })
+})
