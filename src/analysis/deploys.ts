@@ -44,9 +44,13 @@ export function resolveDeclared(declared: readonly DeclaredDeploy[], builds: rea
   const ordered = [...declared].sort((a, b) => a.start - b.start)
   return ordered.map((d, i) => {
     const nextStart = ordered[i + 1]?.start ?? Number.POSITIVE_INFINITY
-    const to = byVersion(builds, d.version) ?? builds
-      .filter((b) => b.firstSeen >= d.start - marginMs && b.firstSeen < nextStart)
-      .sort((a, b) => a.firstSeen - b.firstSeen)[0]
+    // The first build to appear once the deploy began; failing that, one that appeared just before
+    // (clocks of the deploy record and the logs differ) — but never an old build seen long before.
+    const candidates = builds.filter((b) => b.firstSeen < nextStart)
+    const to = byVersion(builds, d.version) ??
+      candidates.filter((b) => b.firstSeen >= d.start).sort((a, b) => a.firstSeen - b.firstSeen)[0] ??
+      candidates.filter((b) => b.firstSeen >= d.start - marginMs && b.firstSeen < d.start && b.lastSeen >= d.start)
+        .sort((a, b) => b.firstSeen - a.firstSeen)[0]
     const from = byVersion(builds, d.fromVersion) ?? builds
       .filter((b) => b !== to && b.firstSeen < (to?.firstSeen ?? d.start))
       .sort((a, b) => b.lastSeen - a.lastSeen)[0]

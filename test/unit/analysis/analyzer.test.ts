@@ -171,6 +171,13 @@ describe('Analyzer: declared deploys', () => {
       fromBuild: 'B1', toBuild: 'B2', version: '2026.11.29-2', affectedUsers: 1, incidentIds: ['I1'], pageLoads: 3,
     })])
   })
+
+  it('takes the build that appears after the deploy began, even when the old one was first seen within the margin before it', () => {
+    // The old build is first seen 20 s before the deploy (a short log); the new one after it starts.
+    const declared: DeclaredDeploy[] = [{source: 'file', start: at('00:20'), end: at('01:20')}]
+    const {report} = run([ev('00:00', 'a', '/', A), ev('00:30', 'b', '/', B), ev('00:40', 'c', '/', A), ev('02:00', 'd', '/', B)], {}, declared)
+    expect(report.deploys[0]).toMatchObject({fromBuild: 'B1', toBuild: 'B2'})
+  })
 })
 
 describe('Analyzer: the answer does not depend on input order', () => {

@@ -1,0 +1,77 @@
+import {runBarrage} from '../probe/barrage'
+import {sleep} from '../probe/concurrency'
+import {CookieJar} from '../probe/cookie-jar'
+import {HttpClient} from '../probe/http-client'
+import {ProbeTally} from '../probe/tally'
+import type {BarrageResult, ProbeStop, ProbeSummary} from '../probe/types'
+
+export interface ProbeRequest {
+  url: string
+  /** From one barrage's start to the next one's (a slow barrage delays the next, never overlaps it). */
+  intervalMs: number
+  /** Stop after this long; no new barrage starts later. */
+  durationMs?: number
+  /** Stop after this many barrages. */
+  count?: number
+  /** Per request. */
+  timeoutMs: number
+  userAgent: string
+  headers: Record<string, string>
+  /** `name=value` pairs sent with every request (seeded into the jar with `sticky`). */
+  cookies: string[]
+  /** Keep a cookie jar across barrages, like a browser (tests session affinity). */
+  sticky: boolean
+  /** Asset requests in flight at once. */
+  concurrency: number
+  /** Stops the probe between or during barrages (Ctrl-C); the barrage cut short is not counted. */
+  signal?: AbortSignal
+  onBarrage?: (b: BarrageResult, info: {newBuild: boolean; changed: boolean}) => void
+  now?: () => number
+}
+
+/** Barrages against one page until a stop condition; returns the summary. */
+export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
+  const now = req.now ?? Date.now
+  const tally = new ProbeTally()
+  const jar = req.sticky ? new CookieJar(now) : undefined
+  if (jar) for (const c of req.cookies) jar.store(`${c}; Path=/`, new URL(req.url))
+  const cookie = req.cookies.length > 0 ? req.cookies.join('; ') : undefined
+  const client = () => new HttpClient({
+    userAgent: req.userAgent, timeoutMs: req.timeoutMs, headers: req.headers, maxSockets: req.concurrency,
+    ...(jar ? {jar} : cookie ? {cookie} : {}),
+  }, now)
+  // Sticky: one client, its connections kept like a browser's. Otherwise a fresh client per barrage,
+  // as the write-up's script did: no state carried from one barrage to the next.
+  const shared = jar ? client() : undefined
+  let current: HttpClient | undefined
+  const stop = (): void => current?.close()
+  req.signal?.addEventListener('abort', stop, {once: true})
+  const startedAt = now()
+  const deadline = req.durationMs === undefined ? Number.POSITIVE_INFINITY : startedAt + req.durationMs
+  let stoppedBy: ProbeStop = 'interrupt'
+  try {
+    for (let seq = 1; ; seq++) {
+      if (req.signal?.aborted) break
+      if (req.count !== undefined && seq > req.count) {
+        stoppedBy = 'count'
+        break
+      }
+      const t0 = now()
+      if (t0 >= deadline) {
+        stoppedBy = 'duration'
+        break
+      }
+      current = shared ?? client()
+      const b = await runBarrage(current, req.url, seq, req.concurrency, now)
+      if (!shared) current.close()
+      if (req.signal?.aborted) break
+      const info = tally.add(b)
+      req.onBarrage?.(b, info)
+      if (req.count === undefined || seq < req.count) await sleep(Math.min(t0 + req.intervalMs, deadline) - now(), req.signal)
+    }
+  } finally {
+    req.signal?.removeEventListener('abort', stop)
+    ;(shared ?? current)?.close()
+  }
+  return tally.summary({url: req.url, startedAt, endedAt: now(), stoppedBy})
+}

@@ -1,0 +1,48 @@
+import type {DeployWindow, LabEvent} from './cluster'
+import type {LabReport} from './report'
+
+const clock = (t: number): string => new Date(t).toISOString().slice(11, 23)
+
+/** One line per lab event, as it happens (stderr). */
+export function renderLabEvent(e: LabEvent): string {
+  switch (e.kind) {
+    case 'pod-start': return `${clock(e.time)}  pod ${e.pod.name} started, build ${e.pod.build}, ${e.pod.address}${e.routed ? '' : ' (waiting for the switch)'}`
+    case 'pod-stop': return `${clock(e.time)}  pod ${e.pod.name} stopped (out of the balancer), build ${e.pod.build}, ${e.pod.address}`
+    case 'deploy-start': return `${clock(e.time)}  deploy ${e.deploy.id} started: ${e.deploy.from} → ${e.deploy.to}`
+    case 'switch': return `${clock(e.time)}  deploy ${e.deploy.id}: balancer switched to ${e.deploy.to}`
+    case 'deploy-end': return `${clock(e.time)}  deploy ${e.deploy.id} ended after ${windowSeconds(e.deploy).toFixed(1)} s`
+  }
+}
+
+function windowSeconds(d: DeployWindow): number {
+  return ((d.end ?? d.start) - d.start) / 1000
+}
+
+/**
+ * analyze matches a declared deploy to the first build seen from `--deploy-margin` (60 s) before it;
+ * when the lab's calm before a deploy is shorter than that, the margin must shrink with it.
+ */
+function marginHint(everySeconds: number): string {
+  if (everySeconds >= 120) return ''
+  return everySeconds >= 2 ? ` --deploy-margin ${Math.floor(everySeconds / 2)}s` : ` --deploy-margin ${Math.round(everySeconds * 500)}ms`
+}
+
+/** What the lab's simulated browsers went through, and where its files are (stdout at the end). */
+export function renderLabReport(r: LabReport): string {
+  const s = r.settings
+  const b = r.browsers
+  const lines = [
+    `Lab ${r.url}: ${s.replicas} pods, ${s.affinity === 'cookie' ? 'cookie affinity' : 'round-robin'}, ${s.strategy}, ${s.missing === '404' ? '404 for missing assets' : 'SPA fallback'}${s.keepOldAssets ? ', old assets kept' : ''}; ${r.deploys.length} deploys; ${r.stoppedBy === 'interrupt' ? 'interrupted' : `stopped (${r.stoppedBy})`}.`,
+  ]
+  for (const d of r.deploys) lines.push(`  deploy ${d.id} ${d.from} → ${d.to}: ${d.start.slice(11)} → ${d.end?.slice(11) ?? '-'} (${d.windowSeconds ?? '-'} s)`)
+  lines.push(b.browsers === 0
+    ? 'No simulated browsers (--browsers 0).'
+    : `Simulated browsers: ${s.browsers} at a time, ${b.browsers} visitors, ${b.pageLoads} page loads, ${b.brokenPageLoads} broken (${b.perThousand} per 1000; ${b.byPhase.load} while loading, ${b.byPhase.lazy} later), ${b.affectedUsers} users hit of ${b.exposedUsers} busy during deploys, ${b.failedRequests} failed requests (HTML ${b.bySymptom.html}, 404 ${b.bySymptom.missing}; old page → new pod ${b.byDirection.oldPageNewPod}, new page → old pod ${b.byDirection.newPageOldPod}); ${b.errors} errors.`)
+  if (b.firstFailure !== null) lines.push(`Failure window: ${b.firstFailure.slice(11)} → ${b.lastFailure?.slice(11) ?? '-'} (${b.windowSeconds} s).`)
+  lines.push(`Balancer: ${r.requests} requests.`)
+  if (r.files.log) lines.push(`Access log (Datadog NDJSON): ${r.files.log}`)
+  if (r.files.ingressLog) lines.push(`Access log (ingress-nginx): ${r.files.ingressLog}`)
+  if (r.files.deploys) lines.push(`Deploy windows: ${r.files.deploys}`)
+  if (r.files.log) lines.push(`Check it: skewscan analyze ${r.files.log}${r.files.deploys ? ` --deploys ${r.files.deploys}` : ''}${marginHint(s.everySeconds)}`)
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,80 @@
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import http from 'node:http'
+import {connect, type AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {ROOT} from '../helpers/cli'
+import {startCli, waitFor} from '../helpers/cli-process'
+
+const dir = mkdtempSync(join(tmpdir(), 'skewscan-lab-cli-'))
+/** A port already taken, for the usage error. */
+const taken = http.createServer()
+beforeAll(() => new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve())))
+afterAll(async () => {
+  await new Promise((resolve) => taken.close(resolve))
+  rmSync(dir, {recursive: true, force: true})
+})
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1')
+    s.once('connect', () => {
+      s.destroy()
+      resolve(true)
+    })
+    s.once('error', () => resolve(false))
+  })
+}
+
+describe('skewscan lab, run as a user would', () => {
+  it('--once: pod starts and stops on stderr as they happen, the report as JSON on stdout, the log and the deploy windows on disk', async () => {
+    const files = {log: join(dir, 'lab.ndjson'), ingress: join(dir, 'ingress.log'), deploys: join(dir, 'deploys.json')}
+    const cli = startCli(['lab', '--once', '--step', '300ms', '--every', '400ms', '--tail', '300ms', '--browsers', '3', '--json',
+      '--log', files.log, '--ingress-log', files.ingress, '--deploys-out', files.deploys])
+    // Meanwhile, usage errors (exit 2): flags that make no sense with --compare, a port already taken.
+    const busy = startCli(['lab', '--port', String((taken.address() as AddressInfo).port), '--once', '--every', '100ms', '--deploys', '0'])
+    const mixed = startCli(['lab', '--compare', '--strategy', 'blue-green'])
+
+    expect((await cli.exited).code).toBe(0)
+    const report = JSON.parse(cli.stdout())
+    const ajv = new Ajv({allErrors: true, strict: false})
+    addFormats(ajv)
+    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'lab.schema.json'), 'utf8')))
+    expect(validate(report) || validate.errors).toBe(true)
+    expect(report).toMatchObject({stoppedBy: 'once', settings: {replicas: 3, stepSeconds: 0.3}, deploys: [{id: 1}], files: {log: files.log, deploys: files.deploys}})
+    expect(report.pods).toHaveLength(6)
+    expect(cli.stderr().match(/pod web-[0-9a-f]+-\w{5} started/g)).toHaveLength(6)
+    expect(cli.stderr().match(/pod web-[0-9a-f]+-\w{5} stopped/g)).toHaveLength(6)
+    expect(cli.stderr()).toMatch(/Lab balancer listening on http:\/\/127\.0\.0\.1:\d+\//)
+    expect(cli.stderr()).toMatch(/deploy 1 started: (\S+)-1 → \1-2/)
+    const events = readFileSync(files.log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {attributes: {timestamp: string}})
+    expect(events.length).toBe(report.requests)
+    expect(events[0]?.attributes.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(readFileSync(files.ingress, 'utf8').trim().split('\n')).toHaveLength(report.requests)
+    expect(JSON.parse(readFileSync(files.deploys, 'utf8'))).toEqual([{start: report.deploys[0].start, end: report.deploys[0].end, service: 'web', version: report.deploys[0].to, from: report.deploys[0].from}])
+
+    expect((await busy.exited).code).toBe(2)
+    expect(busy.stderr()).toMatch(/--port \d+: cannot listen on 127\.0\.0\.1 \(EADDRINUSE\)/)
+    expect((await mixed.exited).code).toBe(2)
+    expect(mixed.stderr()).toMatch(/cannot also be provided when using --strategy/)
+  }, 30_000)
+
+  it('Ctrl-C: every port it opened is closed, the log is complete, the summary printed, exit 0', async () => {
+    const log = join(dir, 'interrupted.ndjson')
+    const cli = startCli(['lab', '--step', '5s', '--every', '30s', '--browsers', '2', '--log', log])
+    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)\//.test(cli.stderr()), 15_000, 'the lab to listen')
+    const ports = [...cli.stderr().matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]))
+    expect(new Set(ports).size).toBe(4) // the balancer and three pods
+    for (const p of ports) expect(await listening(p)).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    cli.child.kill('SIGINT')
+    expect(await cli.exited).toEqual({code: 0, signal: null})
+    expect(cli.stdout()).toMatch(/interrupted\./)
+    for (const p of ports) expect(await listening(p)).toBe(false)
+    expect(existsSync(log)).toBe(true)
+    for (const line of readFileSync(log, 'utf8').trim().split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow()
+  }, 30_000)
+})

@@ -1,0 +1,141 @@
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {DEFAULT_OPTIONS} from '../../src/analysis/options'
+import {analyze} from '../../src/app/analyze'
+import {type LabRequest, runLab} from '../../src/app/lab'
+import {probe} from '../../src/app/probe'
+import type {LabReport} from '../../src/lab/report'
+import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import type {AnalysisReport} from '../../src/model/report'
+import type {BarrageResult, ProbeSummary} from '../../src/probe/types'
+
+/*
+ * The lab in one "terminal", the probe in another, analyze on the lab's log: one story, told three
+ * ways, on loopback in compressed time (1 s per pod).
+ */
+const dir = mkdtempSync(join(tmpdir(), 'skewscan-lab-'))
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+const EVERY = 1000
+const STEP = 1000
+const TAIL = 1500
+const base: LabRequest = {
+  replicas: 3, stepMs: STEP, deploys: 1, everyMs: EVERY, tailMs: TAIL, strategy: 'rolling', affinity: 'none', keepOldAssets: false,
+  missing: 'fallback', port: 0, once: true, durationMs: 30_000, browsers: 8, seed: 3, latencyMs: 0, service: 'web',
+}
+
+interface Run {
+  lab: LabReport
+  probe: ProbeSummary
+  barrages: BarrageResult[]
+}
+
+/** Runs the lab with the probe started as soon as it listens, and stopped before the lab ends. */
+async function labWithProbe(name: string, lab: Partial<LabRequest>, sticky: boolean, intervalMs: number): Promise<Run> {
+  const barrages: BarrageResult[] = []
+  let probing: Promise<ProbeSummary> | undefined
+  const report = await runLab({
+    ...base, ...lab, logFile: join(dir, `${name}.ndjson`), ingressLogFile: join(dir, `${name}.log`), deploysFile: join(dir, `${name}-deploys.json`),
+    onListening: (url) => {
+      probing = probe({
+        url, intervalMs, durationMs: EVERY + 3 * STEP + TAIL - 400, timeoutMs: 2000, userAgent: 'skewscan-probe/test',
+        headers: {}, cookies: [], sticky, concurrency: 6, onBarrage: (b) => barrages.push(b),
+      })
+    },
+  })
+  if (!probing) throw new Error('the lab never listened')
+  return {lab: report, probe: await probing, barrages}
+}
+
+const ms = (iso: string | null | undefined): number => (iso ? Date.parse(iso) : Number.NaN)
+
+async function analyzeLog(file: string, deploysFile: string): Promise<AnalysisReport> {
+  // Time is compressed here, and so is the deploy margin (half the calm before the deploy, as the lab suggests).
+  return analyze({inputs: [file], normalize: DEFAULT_NORMALIZE, analysis: {...DEFAULT_OPTIONS, deployMarginMs: EVERY / 2}, deploysFile, reorderWindowMs: 60_000})
+}
+
+/**
+ * analyze on the lab's Datadog log (millisecond timestamps) agrees exactly with the lab's record of
+ * its browsers and with the probe's own count. The ingress-nginx lines have one-second timestamps:
+ * the probe's 20 barrages a second cannot be told apart there (analyze judges a second's shells
+ * first, by design), so on that log only the counts that do not need order within a second agree.
+ */
+async function expectOneStory(name: string, run: Run): Promise<void> {
+  const {lab, probe: p} = run
+  const probeFailedAssets = run.barrages.flatMap((b) => b.assets).filter((a) => a.outcome === 'html-for-asset' || a.outcome === 'missing').length
+  const expected = {
+    pageLoads: lab.browsers.pageLoads + p.barrages - p.pageErrors,
+    brokenPageLoads: lab.browsers.brokenPageLoads + p.failedBarrages,
+    affectedUsers: lab.browsers.affectedUsers + (p.failedBarrages > 0 ? 1 : 0),
+    failedRequests: lab.browsers.failedRequests + probeFailedAssets,
+  }
+  const deploysFile = join(dir, `${name}-deploys.json`)
+  const r = await analyzeLog(join(dir, `${name}.ndjson`), deploysFile)
+  expect(r.input.skipped.total).toBe(0)
+  expect(r.totals).toEqual(expected)
+  const browsers = r.affectedUsers.filter((u) => !u.userAgent.startsWith('skewscan-probe/'))
+  expect(new Set(browsers.map((u) => `${u.clientIp} ${u.userAgent}`))).toEqual(new Set(lab.failures.map((f) => f.browser)))
+  expect(browsers.reduce((n, u) => n + u.brokenPageLoads, 0)).toBe(lab.browsers.brokenPageLoads)
+  expect(r.deploys).toEqual([expect.objectContaining({source: 'file', fromBuild: 'B1', toBuild: 'B2', start: lab.deploys[0]?.start, end: lab.deploys[0]?.end})])
+  expect(r.builds.map((b) => b.id)).toEqual(['B1', 'B2'])
+
+  const lines = await analyzeLog(join(dir, `${name}.log`), deploysFile)
+  expect(lines.input.skipped.total).toBe(0)
+  expect(lines.totals).toMatchObject({pageLoads: expected.pageLoads, affectedUsers: expected.affectedUsers, failedRequests: expected.failedRequests})
+  expect(lines.totals.brokenPageLoads).toBeLessThanOrEqual(expected.brokenPageLoads)
+
+  expect(lab.browsers.errors).toBe(0)
+  expect(p.byVerdict.error + p.pageErrors).toBe(0)
+}
+
+describe('lab + probe + analyze on loopback', () => {
+  let roundRobin: Run
+
+  it('round-robin rolling deploy: the probe fails only inside the rollout window, sees both builds, and analyze agrees with the lab', async () => {
+    roundRobin = await labWithProbe('rr', {}, false, 50)
+    const {lab, probe: p, barrages} = roundRobin
+    const deploy = lab.deploys[0]
+    const [start, end] = [ms(deploy?.start), ms(deploy?.end)]
+    expect(end - start).toBeGreaterThanOrEqual(3 * STEP - 50)
+    expect(lab.stoppedBy).toBe('once')
+
+    const failed = barrages.filter((b) => b.verdict !== 'all-ok')
+    expect(failed.length).toBeGreaterThan(5)
+    for (const b of failed) {
+      expect(b.endedAt).toBeGreaterThanOrEqual(start)
+      expect(b.startedAt).toBeLessThanOrEqual(end)
+    }
+    expect(barrages.filter((b) => b.endedAt < start).length).toBeGreaterThan(5)
+    expect(barrages.filter((b) => b.startedAt > end).length).toBeGreaterThan(5)
+    expect(p.failedBarrages).toBe(failed.length)
+    expect(p.windowSeconds).toBeGreaterThan((end - start) / 2000)
+    expect(p.builds).toHaveLength(2)
+    const [a, b] = p.builds
+    expect(ms(a?.lastSeen)).toBeLessThanOrEqual(end)
+    expect(ms(b?.firstSeen)).toBeGreaterThanOrEqual(start)
+    expect(a?.shellBytes).not.toBe(b?.shellBytes)
+
+    expect(lab.browsers.brokenPageLoads).toBeGreaterThan(0)
+    const deploys = JSON.parse(readFileSync(join(dir, 'rr-deploys.json'), 'utf8')) as unknown[]
+    expect(deploys).toEqual([{start: deploy?.start, end: deploy?.end, service: 'web', version: deploy?.to, from: deploy?.from}])
+    await expectOneStory('rr', roundRobin)
+  }, 30_000)
+
+  it('cookie affinity with a sticky probe: failures only at the moments pods die, far fewer than round-robin, and analyze agrees', async () => {
+    // A little latency widens the race at a pod's death: its last shell is on the wire while it leaves the balancer.
+    const run = await labWithProbe('sticky', {affinity: 'cookie', latencyMs: 15}, true, 40)
+    const {lab, probe: p, barrages} = run
+    const deaths = lab.pods.filter((pod) => pod.stop !== null && ms(pod.stop) < ms(lab.endedAt) - TAIL / 2).map((pod) => ms(pod.stop))
+    expect(deaths).toHaveLength(3)
+    const failed = barrages.filter((b) => b.verdict !== 'all-ok')
+    for (const b of failed) expect(deaths.some((t) => t >= b.startedAt - 30 && t <= b.endedAt + 30)).toBe(true)
+    expect(failed.length).toBeLessThanOrEqual(deaths.length)
+    expect(failed.length).toBeLessThan(roundRobin.probe.failedBarrages / 3)
+    expect(p.builds).toHaveLength(2)
+    // The lab's own browsers: failures only from sessions moved by a pod's death (at once, or at their next lazy chunk).
+    for (const f of lab.failures) expect(deaths.some((t) => ms(f.time) >= t && ms(f.time) <= t + 3000)).toBe(true)
+    expect(lab.browsers.perThousand).toBeLessThan(roundRobin.lab.browsers.perThousand)
+    await expectOneStory('sticky', run)
+  }, 30_000)
+})
