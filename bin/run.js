@@ -1,5 +1,35 @@
 #!/usr/bin/env node
+// The installed CLI. The command list comes from dist/oclif.manifest.json, written by the build next
+// to the code it describes, so start-up loads only the command that runs (without it oclif requires
+// every command module first). No manifest, or one of another version: oclif finds the commands itself.
 ;(async () => {
-  const oclif = await import('@oclif/core')
-  await oclif.execute({dir: __dirname})
+  const {join} = require('node:path')
+  const {readFile} = require('node:fs/promises')
+  const {Plugin} = await import('@oclif/core/config')
+  const {execute} = await import('@oclif/core/execute')
+  const root = join(__dirname, '..')
+  class Root extends Plugin {
+    async _manifest() {
+      try {
+        const manifest = JSON.parse(await readFile(join(root, 'dist', 'oclif.manifest.json'), 'utf8'))
+        if (manifest.version === this.version) {
+          this.commandIDs = Object.keys(manifest.commands)
+          this.hasManifest = true
+          return manifest
+        }
+      } catch {
+        // fall through: oclif builds the list from the command modules
+      }
+      return super._manifest()
+    }
+  }
+  let loadOptions
+  try {
+    const plugin = new Root({isRoot: true, root})
+    await plugin.load()
+    loadOptions = {root, plugins: new Map([[plugin.name, plugin]])}
+  } catch {
+    loadOptions = undefined
+  }
+  await execute(loadOptions ? {loadOptions} : {dir: __dirname})
 })()

@@ -4,6 +4,8 @@ import type {Direction, FailureReason, FailureRecord} from '../model/report'
 import {assetMatcher} from './asset-patterns'
 import {type Build, BuildTracker, buildId} from './builds'
 import {detach} from '../util/detach'
+import type {KeyedAccessEvent} from '../util/session-key'
+import {IdSet} from './id-set'
 import {IncidentClusterer, incidentId, PageLoadTimeline} from './incidents'
 import type {AnalysisOptions} from './options'
 import {TrafficHistogram} from './traffic'
@@ -16,9 +18,9 @@ export interface AffectedSession {
   userAgent: string
   firstFailure: number
   lastFailure: number
-  pageLoads: Set<number>
+  pageLoads: IdSet
   failedRequests: number
-  incidents: Set<number>
+  incidents: IdSet
 }
 
 /**
@@ -51,28 +53,42 @@ export class Analyzer {
 
   private readonly isAsset: (path: string) => boolean
   private readonly shellPaths: Set<string>
+  /** The traffic timeline is kept only for the HTML report. */
+  private readonly detail: boolean
   private queue: AccessEvent[] = []
   private head = 0
   /** The first queued event the look-ahead stage has not learned from. */
   private learnHead = 0
+  /** User agents kept for the whole run (of affected users), one copy per distinct agent. */
+  private readonly keptAgents = new Map<string, string>()
+  /** Session keys by client address, then user agent (see sessionKeyOf). */
+  private keys = new Map<string, CachedKey>()
+  private oldKeys = new Map<string, CachedKey>()
+  private keyCount = 0
+  /** The last referer seen and its path: assets of one page come together and share it. */
+  private lastReferer: string | undefined
+  private lastRefererPath: string | undefined
 
+  /** `onFailure` receives every flagged request; without it none is built. */
   constructor(
     private readonly options: AnalysisOptions,
-    private readonly onFailure: (f: FailureRecord) => void = () => {},
+    private readonly onFailure?: (f: FailureRecord) => void,
   ) {
     this.builds = new BuildTracker(options.lengthTolerance)
     this.sessions = new SessionTracker(options.horizonMs)
     this.clusterer = new IncidentClusterer(options.incidentGapMs)
     this.isAsset = assetMatcher(options.assetPatterns)
     this.shellPaths = new Set(options.shellPaths)
+    this.detail = options.detail === true
   }
 
   push(e: AccessEvent): void {
-    if (this.last !== undefined && e.time < this.last) throw new Error(`events out of order: ${e.time} after ${this.last}`)
-    this.first ??= e.time
-    this.last = e.time
+    const time = e.time
+    if (this.last !== undefined && time < this.last) throw new Error(`events out of order: ${time} after ${this.last}`)
+    this.first ??= time
+    this.last = time
     this.queue.push(e)
-    this.judgeUntil(e.time - this.options.lookaheadMs)
+    this.judgeUntil(time - this.options.lookaheadMs)
   }
 
   /** Judges what is left and returns the outcome, deploys resolved and incidents classified. */
@@ -82,24 +98,25 @@ export class Analyzer {
   }
 
   private isShellPathResponse(e: AccessEvent): boolean {
-    return e.method === 'GET' && e.status >= 200 && e.status < 300 && e.bytes > 0 && this.shellPaths.has(e.path) && !this.isAsset(e.path)
+    const status = e.status
+    return status >= 200 && status < 300 && e.bytes > 0 && e.method === 'GET' && this.shellPaths.has(e.path) && !this.isAsset(e.path)
   }
 
   /** Judges every batch of equal timestamps strictly before `limit`. */
   private judgeUntil(limit: number): void {
-    while (this.head < this.queue.length) {
-      const t = this.queue[this.head]?.time
-      if (t === undefined || t >= limit) break
-      let end = this.head
+    const q = this.queue
+    const lookahead = this.options.lookaheadMs
+    while (this.head < q.length) {
+      const t = (q[this.head] as AccessEvent).time
+      if (t >= limit) break
+      let end = this.head + 1
       // Input is in time order and a later event exists (t < limit), so this batch is complete.
-      while (end < this.queue.length && this.queue[end]?.time === t) end++
+      while (end < q.length && (q[end] as AccessEvent).time === t) end++
       // Every event up to t + look-ahead has arrived (t < limit = newest - look-ahead).
-      for (let x = this.queue[this.learnHead]; x !== undefined && x.time <= t + this.options.lookaheadMs; x = this.queue[++this.learnHead]) {
-        if (this.isShellPathResponse(x)) this.builds.learn(x.bytes, x.time, x.upstream)
-      }
-      const batch = this.queue.slice(this.head, end)
+      while (this.learnHead < q.length && (q[this.learnHead] as AccessEvent).time <= t + lookahead) this.learnSecond(q)
+      const from = this.head
       this.head = end
-      this.judgeBatch(batch)
+      this.judgeBatch(q, from, end)
     }
     if (this.head > 4096 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head)
@@ -108,31 +125,125 @@ export class Analyzer {
     }
   }
 
-  private judgeBatch(batch: AccessEvent[]): void {
-    const keyed = batch.map((e) => ({e, asset: this.isAsset(e.path), key: sessionKey(e)}))
-    keyed.sort((a, b) => Number(a.asset) - Number(b.asset) || compareEvents(a.e, a.key, b.e, b.key))
-    const ids = new Set<string>()
-    for (const {e, asset, key} of keyed) {
-      if (e.id !== undefined) {
-        if (ids.has(e.id)) {
+  /**
+   * The look-ahead stage, over the queued events of one timestamp: shell responses teach their
+   * fingerprints. They are learned in an order of their content, not of their arrival, because it
+   * decides which new build is numbered first and which build a pod is last seen serving, and
+   * events of one timestamp have no order (a reorder buffer or a sort may hand them over any way).
+   */
+  private learnSecond(q: readonly AccessEvent[]): void {
+    const t = (q[this.learnHead] as AccessEvent).time
+    let shells: AccessEvent[] | undefined
+    for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
+      if (this.isShellPathResponse(x)) (shells ??= []).push(x)
+    }
+    if (!shells) return
+    if (shells.length > 1) shells.sort((a, b) => a.bytes - b.bytes || cmp(a.upstream ?? '', b.upstream ?? ''))
+    for (const x of shells) this.builds.learn(x.bytes, x.time, x.upstream)
+  }
+
+  /** Judges the events q[from, to), all of one timestamp. */
+  private judgeBatch(q: readonly AccessEvent[], from: number, to: number): void {
+    const n = to - from
+    if (n === 1) {
+      const e = q[from] as AccessEvent
+      this.judge(e, this.isAsset(e.path), this.sessionKeyOf(e))
+      return
+    }
+    const keys = new Array<string>(n)
+    const assets = new Array<boolean>(n)
+    const order = new Array<number>(n)
+    for (let i = 0; i < n; i++) {
+      const e = q[from + i] as AccessEvent
+      keys[i] = this.sessionKeyOf(e)
+      assets[i] = this.isAsset(e.path)
+      order[i] = i
+    }
+    order.sort((x, y) => Number(assets[x]) - Number(assets[y]) ||
+      compareEvents(q[from + x] as AccessEvent, keys[x] as string, q[from + y] as AccessEvent, keys[y] as string))
+    let ids: Set<string> | undefined
+    for (const i of order) {
+      const e = q[from + i] as AccessEvent
+      const id = e.id
+      if (id !== undefined) {
+        ids ??= new Set()
+        if (ids.has(id)) {
           if (this.duplicates++ < 3) this.duplicateExamples.push(e.location)
           continue
         }
-        ids.add(e.id)
+        ids.add(id)
       }
-      this.judge(e, asset, key)
+      this.judge(e, assets[i] as boolean, keys[i] as string)
     }
   }
 
+  /**
+   * sessionKey(e): the key the reader built when it gives one (packed events do), else the
+   * explicit session, else `clientIp user-agent` built once per client rather than once per
+   * request (a new string per request would be hashed afresh at every session lookup). The cache
+   * keeps two generations of at most KEY_CACHE clients, so it stays bounded.
+   */
+  private sessionKeyOf(e: AccessEvent): string {
+    const given = (e as KeyedAccessEvent).sessionKey
+    if (given !== undefined) return given
+    const session = e.session
+    if (session !== undefined) return session
+    const ip = e.clientIp
+    const ua = e.userAgent
+    const entry = this.keys.get(ip)
+    if (entry !== undefined) {
+      if (entry.ua === ua) return entry.key
+      const other = entry.others?.get(ua)
+      if (other !== undefined) return other
+    }
+    const old = entry === undefined ? this.oldKeys.get(ip) : undefined
+    let key: string
+    if (old !== undefined && (old.ua === ua || old.others?.has(ua))) {
+      // Seen in the previous generation: the entry moves over as it is.
+      this.keys.set(old.ip, old)
+      key = old.ua === ua ? old.key : (old.others?.get(ua) as string)
+    } else {
+      key = `${detach(ip)} ${detach(ua)}`
+      if (entry === undefined) {
+        const kept = detach(ip)
+        this.keys.set(kept, {ip: kept, ua: detach(ua), key})
+      } else {
+        (entry.others ??= new Map()).set(detach(ua), key)
+      }
+    }
+    if (++this.keyCount > KEY_CACHE) {
+      this.oldKeys = this.keys
+      this.keys = new Map()
+      this.keyCount = 0
+    }
+    return key
+  }
+
+  /** A copy of a user agent kept for the whole run, one per distinct agent (there are few). */
+  private keep(userAgent: string): string {
+    let kept = this.keptAgents.get(userAgent)
+    if (kept === undefined) this.keptAgents.set((kept = detach(userAgent)), kept)
+    return kept
+  }
+
+  private refererPathOf(referer: string | undefined): string | undefined {
+    if (referer !== this.lastReferer) {
+      this.lastReferer = referer
+      this.lastRefererPath = refererPath(referer)
+    }
+    return this.lastRefererPath
+  }
+
   private judge(e: AccessEvent, asset: boolean, key: string): void {
-    this.traffic.request(e.service ?? '', e.time)
-    if (e.method !== 'GET' && e.method !== 'HEAD') return
+    if (this.detail) this.traffic.request(e.service ?? '', e.time)
+    const method = e.method
+    if (method !== 'GET' && method !== 'HEAD') return
     this.sessions.expire(e.time)
     if (!asset) {
       this.judgePage(e, key)
       return
     }
-    const pl = this.sessions.pageLoadFor(key, e.time, refererPath(e.referer))
+    const pl = this.sessions.pageLoadFor(key, e.time, this.refererPathOf(e.referer))
     const reason = this.failureReason(e, pl)
     if (pl?.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
       pl.requests.push({time: e.time, path: e.path, status: e.status, bytes: e.bytes, build: reason?.serving ?? this.builds.podBuild(e.upstream), reason: reason?.reason})
@@ -166,7 +277,7 @@ export class Analyzer {
     const pl = this.sessions.startPageLoad(key, e.clientIp, e.userAgent, e.time, e.path, service, build)
     if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
     this.timeline.add(service, e.time)
-    this.traffic.pageLoad(service, e.time)
+    if (this.detail) this.traffic.pageLoad(service, e.time)
     this.pageLoads++
   }
 
@@ -190,14 +301,14 @@ export class Analyzer {
     if (!user) {
       // Kept for the whole run: copied off the read buffer they were cut from (see detach).
       user = {
-        key: detach(key), clientIp: detach(e.clientIp), userAgent: detach(e.userAgent), firstFailure: e.time, lastFailure: e.time,
-        pageLoads: new Set(), failedRequests: 0, incidents: new Set(),
+        key: detach(key), clientIp: detach(e.clientIp), userAgent: this.keep(e.userAgent), firstFailure: e.time, lastFailure: e.time,
+        pageLoads: new IdSet(), failedRequests: 0, incidents: new IdSet(),
       }
       this.affected.set(user.key, user)
     }
     if (pl.failures === 0) [pl.path, pl.session, pl.service] = [detach(pl.path), user.key, detach(pl.service)]
     const inc = this.clusterer.add(pl.service, e.time, user.key, pl, reason, direction)
-    this.traffic.failure(pl.service, e.time)
+    if (this.detail) this.traffic.failure(pl.service, e.time)
     this.sessions.touch(key, pl, e.time)
     if (pl.failures++ === 0) this.brokenPageLoads++
     this.failedRequests++
@@ -205,7 +316,7 @@ export class Analyzer {
     user.pageLoads.add(pl.id)
     user.failedRequests++
     user.incidents.add(inc.index)
-    this.onFailure({
+    this.onFailure?.({
       time: new Date(e.time).toISOString(), reason, direction, method: e.method, path: e.path, status: e.status,
       bytes: e.bytes, session: key, clientIp: e.clientIp, userAgent: e.userAgent, service: pl.service || null,
       pageLoad: {id: pl.id, time: new Date(pl.time).toISOString(), path: pl.path, build: buildId(pl.build)},
@@ -215,9 +326,16 @@ export class Analyzer {
   }
 }
 
-export function sessionKey(e: AccessEvent): string {
-  return e.session ?? `${e.clientIp} ${e.userAgent}`
+/** The session key of a client address: for its (usually one) user agent, and any others. */
+interface CachedKey {
+  ip: string
+  ua: string
+  key: string
+  others?: Map<string, string>
 }
+
+/** Clients whose session keys are cached, per generation. */
+const KEY_CACHE = 32_768
 
 function directionOf(page: Build | undefined, serving: Build | undefined): Direction {
   if (!page || !serving || page === serving) return 'unknown'

@@ -51,6 +51,8 @@ export class SessionTracker {
   private readonly sessions = new Map<string, Session>()
   private nextPageLoadId = 1
   private lastSweep = Number.NEGATIVE_INFINITY
+  private lastKey: string | undefined
+  private lastSession: Session | undefined
 
   constructor(private readonly horizonMs: number) {}
 
@@ -59,10 +61,12 @@ export class SessionTracker {
   }
 
   startPageLoad(key: string, clientIp: string, userAgent: string, time: number, path: string, service: string, build: Build | undefined): PageLoad {
-    let s = this.sessions.get(key)
+    let s = this.session(key)
     if (!s) {
       s = {key, clientIp, userAgent, pageLoads: [], lastSeen: time}
       this.sessions.set(key, s)
+      this.lastKey = key
+      this.lastSession = s
     }
     const pl: PageLoad = {id: this.nextPageLoadId++, session: key, time, path, service, build, lastActivity: time, failures: 0}
     s.pageLoads.push(pl)
@@ -76,7 +80,7 @@ export class SessionTracker {
    * whose path the referer names, else the newest one. Undefined when the session has none.
    */
   pageLoadFor(key: string, time: number, refererPath: string | undefined): PageLoad | undefined {
-    const s = this.sessions.get(key)
+    const s = this.session(key)
     if (!s) return undefined
     let newest: PageLoad | undefined
     for (let i = s.pageLoads.length - 1; i >= 0; i--) {
@@ -90,17 +94,32 @@ export class SessionTracker {
 
   touch(key: string, pl: PageLoad, time: number): void {
     if (time > pl.lastActivity) pl.lastActivity = time
-    const s = this.sessions.get(key)
+    const s = this.session(key)
     if (s && time > s.lastSeen) s.lastSeen = time
+  }
+
+  /** The session of a key; the last one looked up is remembered (a request's page load, then its touch). */
+  private session(key: string): Session | undefined {
+    if (key === this.lastKey) return this.lastSession
+    const s = this.sessions.get(key)
+    this.lastKey = key
+    this.lastSession = s
+    return s
+  }
+
+  private anyExpired(pageLoads: readonly PageLoad[], now: number): boolean {
+    for (const pl of pageLoads) if (now - pl.lastActivity > this.horizonMs) return true
+    return false
   }
 
   /** Drops sessions idle for longer than the horizon; cheap enough to call on every request. */
   expire(now: number): void {
     if (now - this.lastSweep < this.horizonMs / 8) return
     this.lastSweep = now
+    this.lastKey = this.lastSession = undefined
     for (const [key, s] of this.sessions) {
       if (now - s.lastSeen > this.horizonMs) this.sessions.delete(key)
-      else s.pageLoads = s.pageLoads.filter((pl) => now - pl.lastActivity <= this.horizonMs)
+      else if (this.anyExpired(s.pageLoads, now)) s.pageLoads = s.pageLoads.filter((pl) => now - pl.lastActivity <= this.horizonMs)
     }
   }
 }

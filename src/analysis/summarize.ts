@@ -69,7 +69,7 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
     .map((u) => ({
       session: u.key, clientIp: u.clientIp, userAgent: u.userAgent, firstFailure: iso(u.firstFailure),
       lastFailure: iso(u.lastFailure), brokenPageLoads: u.pageLoads.size, failedRequests: u.failedRequests,
-      incidentIds: [...u.incidents].sort((x, y) => x - y).map((i) => `I${i + 1}`),
+      incidentIds: u.incidents.values().sort((x, y) => x - y).map((i) => `I${i + 1}`),
     }))
 
   return {

@@ -10,11 +10,13 @@ import type {DeclaredDeploy} from '../model/deploy'
 import type {Rejection} from '../model/rejection'
 import {type AnalysisReport, type DatadogInputSummary, type FailureRecord, SCHEMA_VERSION, type SkippedLocation} from '../model/report'
 import type {NormalizeOptions} from '../normalize/fields'
-import {DeployFileError, parseDeploys} from '../sources/deploys/parse-deploys'
 import {InputError, OrderViolation} from '../sources/errors'
 import {FileSource} from '../sources/file/file-source'
 import type {RecordSource, SourceStats} from '../sources/source'
-import {merge, reorder, sortedWhole} from '../sources/order'
+import {merge, reorder} from '../sources/order'
+import {type SpillOptions, sortedBySpilling} from '../sources/spill-sort'
+import {openParallel, type ParallelOptions, warmFor} from '../sources/parallel/options'
+import type {ParallelReading} from '../sources/parallel/parallel-lines'
 
 export interface AnalyzeRequest {
   /** Files to read; `-` reads `stdin`. */
@@ -37,6 +39,10 @@ export interface AnalyzeRequest {
   onFailure?: (f: FailureRecord) => void
   /** Called with notes for the user (stderr): sources re-read sorted, and the like. */
   onNotice?: (message: string) => void
+  /** Large plain line files are read in worker threads (the default); `false` reads everything on this thread. */
+  parallel?: ParallelOptions | false
+  /** How a source found out of time order is sorted: in runs of this many events, spilled to disk. */
+  spill?: SpillOptions
 }
 
 /** Rejection examples kept per reason for the summary. */
@@ -45,49 +51,62 @@ const EXAMPLES_PER_REASON = 3
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const declared = [...(req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []), ...(req.deploys ?? [])].sort((a, b) => a.start - b.start)
   const spooled = await spoolStdin(req)
+  const parallel = openParallel(req.parallel)
   try {
     const paths = req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name}))
+    await warmFor(paths.map((p) => p.path), parallel.reading)
     const sortWhole = new Set<string>()
-    // A source found out of time order is re-read sorted in memory, and the analysis starts over.
+    // A source found out of time order is re-read sorted (in runs spilled to disk when it is large),
+    // and the analysis starts over.
     for (;;) {
       try {
-        return await runOnce(req, paths, sortWhole, declared)
+        return await runOnce(req, paths, sortWhole, declared, parallel.reading)
       } catch (error: unknown) {
         if (!(error instanceof OrderViolation) || sortWhole.has(error.file)) throw error
         sortWhole.add(error.file)
-        req.onNotice?.(`${error.file} is not in time order (newest first?): reading it sorted in memory`)
+        req.onNotice?.(`${error.file} is not in time order (newest first?): reading it sorted`)
       }
     }
   } finally {
+    await parallel.close()
     if (spooled) await fs.rm(dirname(spooled), {recursive: true, force: true})
   }
 }
 
-async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[]): Promise<AnalysisReport> {
+async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[], parallel: ParallelReading | undefined): Promise<AnalysisReport> {
   const failures = req.failuresFile ? await openFailures(req.failuresFile) : undefined
-  const skipped = new Skipped()
   const collected: FailureRecord[] = []
-  const analyzer = new Analyzer(req.analysis, (f: FailureRecord) => {
+  const analyzer = new Analyzer(req.analysis, failures || req.onFailure ? (f: FailureRecord) => {
     failures?.write(`${JSON.stringify(f)}\n`)
     if (req.onFailure) collected.push(f)
-  })
-  const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize)), ...(req.sources ?? [])]
+  } : undefined)
+  const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize, parallel)), ...(req.sources ?? [])]
+  // Sources are read interleaved, in batches of whatever size; their skipped records are told
+  // source by source, in input order, so the examples do not depend on how reads interleaved.
+  const skippedBySource = sources.map(() => new Skipped())
+  let streams: AsyncGenerator<AccessEvent[]>[] = []
   try {
     // Files are opened (and checked) before any is read, so a missing one fails fast.
-    const streams = sources.map((s) => {
-      const events = eventsOf(s, skipped)
-      return sortWhole.has(s.displayName) ? sortedWhole(events) : reorder(events, s.displayName, req.reorderWindowMs)
+    streams = sources.map((s, i) => {
+      const events = eventsOf(s, skippedBySource[i] as Skipped)
+      return sortWhole.has(s.displayName) ? sortedBySpilling(events, req.spill) : reorder(events, s.displayName, req.reorderWindowMs)
     })
     for await (const batch of merge(streams)) for (const e of batch) analyzer.push(e)
     const outcome = analyzer.finish(declared)
     // Handed over only once the run is final: a source re-read in order starts the analysis over.
     if (req.onFailure) for (const f of collected) req.onFailure(f)
+    const skipped = new Skipped()
+    for (const s of skippedBySource) skipped.addAll(s)
     for (const location of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: 'the same event id was read before'})
     skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
     const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
     if (req.datadogSummary) input.datadog = req.datadogSummary()
     return {schemaVersion: SCHEMA_VERSION, input, ...outcome}
   } finally {
+    // A run that stopped early (a source out of order, a failure) closes every reader: workers stop
+    // reading for it, sorted runs spilled to disk are removed. Not awaited: a reader in the middle
+    // of a step (a Datadog request) closes once that step is over.
+    for (const s of streams) s.return(undefined).catch(() => {})
     if (failures) await new Promise<void>((resolve) => failures.end(() => resolve()))
   }
 }
@@ -109,6 +128,15 @@ class Skipped {
     this.total++
     if (n <= EXAMPLES_PER_REASON) {
       this.examples.push({reason: r.reason, file: r.location.file, line: r.location.line, ...(r.detail ? {detail: r.detail} : {})})
+    }
+  }
+
+  /** Another tally's counts, and its examples while this one has room for them. */
+  addAll(other: Skipped): void {
+    for (const [reason, n] of Object.entries(other.byReason)) this.byReason[reason] = (this.byReason[reason] ?? 0) + n
+    this.total += other.total
+    for (const e of other.examples) {
+      if (this.examples.filter((x) => x.reason === e.reason).length < EXAMPLES_PER_REASON) this.examples.push(e)
     }
   }
 
@@ -137,6 +165,9 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
   } catch (error: unknown) {
     throw new InputError(`${file}: cannot read the deploy file (${(error as {code?: string}).code ?? String(error)})`, file)
   }
+  // Loaded only for a run with a deploy file (start-up time).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const {DeployFileError, parseDeploys} = require('../sources/deploys/parse-deploys') as typeof import('../sources/deploys/parse-deploys')
   try {
     const {deploys, rejected, format} = parseDeploys(text, file)
     if (rejected.length > 0) {

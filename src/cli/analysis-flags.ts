@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 /** Flags that shape the analysis, shared by every command that analyses traffic. */
 export const analysisFlags = {

@@ -1,4 +1,5 @@
-import {Command, Errors} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
 import {ConfigError} from '../config/parse'
 import {InputError, SourceError} from '../sources/errors'
 import {EXIT} from './exit-codes'
@@ -16,6 +17,15 @@ export abstract class BaseCommand extends Command {
   /** Notes, warnings, progress: always stderr, so stdout stays machine-readable. */
   protected notice(text: string): void {
     process.stderr.write(`${text}\n`)
+  }
+
+  /**
+   * `--json` output. oclif colours JSON through a tokenizer that costs as much as the analysis of a
+   * large run; with no colour theme there is nothing to colour, and the same text is written directly.
+   */
+  override logJson(json: unknown): void {
+    if (this.config.theme?.json) return super.logJson(json)
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
   }
 
   protected setExitCode(code: number): void {

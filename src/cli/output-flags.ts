@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 /** Where a report goes, shared by the commands that write one. */
 export const outputFlags = {

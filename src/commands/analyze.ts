@@ -1,6 +1,6 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {analyze} from '../app/analyze'
-import {deliver} from '../app/deliver'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
 import {datadogFlags} from '../cli/datadog-flags'
@@ -13,9 +13,7 @@ import {failedRules} from '../config/fail-on'
 import {outputSettings} from '../config/output-options'
 import {ConfigError} from '../config/parse'
 import type {AnalysisReport, FailureRecord} from '../model/report'
-import {NEEDS_FAILURES} from '../report/formats'
-import {openDatadogLogs} from '../sources/datadog/live-source'
-import {headline} from '../report/table'
+import {NEEDS_FAILURES} from '../report/format-names'
 
 export default class Analyze extends BaseCommand {
   static override summary = 'Find stale-bundle failures (assets answered with the app shell) in access logs'
@@ -41,6 +39,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     ...datadogFlags,
     failures: Flags.string({description: 'write every flagged request to this file as NDJSON (reason, page load, request id)'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
+    workers: Flags.integer({hidden: true, min: 0, description: 'worker threads reading large plain files (default: cores - 1); 0 reads everything on the main thread'}),
   }
 
   async run(): Promise<AnalysisReport> {
@@ -48,17 +47,26 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const settings = analyzeSettings(flags)
     const {plan, failOn} = outputSettings(flags)
     if (argv.length === 0 && !wantsDatadog(flags)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
-    const live = wantsDatadog(flags) ? await openDatadogLogs(liveRequest(flags, process.env, Date.now(), settings), pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
+    // Modules loaded only when used (start-up time): an offline run never loads the Datadog code, a
+    // --json run no renderer. `require`, not `import()`, which would bypass ts-node in dev mode.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const live = wantsDatadog(flags) ? await (require('../sources/datadog/live-source') as typeof import('../sources/datadog/live-source'))
+      .openDatadogLogs(liveRequest(flags, process.env, Date.now(), settings), pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
     const failures: FailureRecord[] = []
     const report = await analyze({
       ...settings, analysis: {...settings.analysis, detail: plan.formats.includes('html')},
       inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
       onFailure: plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
       sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, onNotice: (m) => this.notice(m),
+      parallel: flags.workers === undefined ? undefined : flags.workers === 0 ? false : {workers: flags.workers},
     })
     if (report.input.datadog) this.notice(pullSummaryLine(report.input.datadog))
     if (report.input.records === 0) this.notice('The input holds no records: the report is empty.')
     if (!this.jsonEnabled()) {
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const {deliver} = require('../app/deliver') as typeof import('../app/deliver')
+      const {headline} = require('../report/table') as typeof import('../report/table')
+      /* eslint-enable @typescript-eslint/no-require-imports */
       const out = await deliver(report, plan, {failures, generatedAt: new Date(), version: this.config.version, topSessions: flags.top})
       this.print(out.stdout)
       if (out.written.length > 0) this.notice(`${headline(report)} Wrote ${out.written.join(', ')}`)

@@ -1,5 +1,5 @@
 import type {OutputPlan} from '../app/deliver'
-import {FORMATS} from '../report/formats'
+import {FORMATS} from '../report/format-names'
 import {type FailRule, parseFailOn} from './fail-on'
 import {ConfigError, parseFormats} from './parse'
 

@@ -294,6 +294,8 @@ export function lastUpstream(list: string): string | undefined {
 
 /** Set by findClose: whether the field contained a backslash escape. */
 let qEscaped = false
+/** The line being parsed when it holds no backslash at all (most do not), else undefined. */
+let noBackslashLine: string | undefined
 
 /**
  * Index of the quote closing a field whose content starts at i, or -1. A backslash escapes the
@@ -302,6 +304,13 @@ let qEscaped = false
  */
 function findClose(s: string, i: number, end: number): number {
   qEscaped = false
+  if (s === noBackslashLine) {
+    // Nothing is escaped: jump from quote to quote with the native search.
+    for (let q = s.indexOf('"', i); q !== -1 && q < end; q = s.indexOf('"', q + 1)) {
+      if (q + 1 === end || s.charCodeAt(q + 1) === SP) return q
+    }
+    return -1
+  }
   while (i < end) {
     const c = s.charCodeAt(i)
     if (c === BSLASH) {
@@ -530,14 +539,23 @@ function reject(reason: RejectReason, detail: string): ParseOutcome {
   return {ok: false, reason, detail}
 }
 
+/**
+ * The last time field read and what it gave. Lines of one second repeat it (a busy log has hundreds
+ * per second), and reading a date costs more than comparing the text.
+ */
+let lastTimeText = ''
+let lastTime = 0
+let lastResolution = 1000
+
 /** Set by scanTail. */
 let tailUpstream: string | undefined
 let tailRequestId: string | undefined
 
 /** End of the whitespace-free token at i. */
 function tokenEnd(s: string, i: number, end: number): number {
-  while (i < end && s.charCodeAt(i) !== SP) i++
-  return i
+  if (i >= end) return i
+  const sp = s.indexOf(' ', i)
+  return sp === -1 || sp > end ? end : sp
 }
 
 /** End of a comma- or ` : `-separated upstream list field starting at i. */
@@ -612,14 +630,25 @@ export function parseAccessLine(line: string): ParseOutcome {
   if (end === 0) return reject('unparsed-message', 'empty line')
   const open = scanHead(line, end)
   if (open < 0) return reject('unparsed-message', 'not an access line: expected `ADDR - USER [TIME] "REQUEST" STATUS BYTES`')
+  noBackslashLine = line.indexOf('\\') === -1 ? line : undefined
 
-  let time = nginxTimeAt(line, hTimeStart, hTimeEnd)
+  let time: number | undefined
   let resolutionMs = 1000
-  if (time === undefined) {
-    // Custom formats often log `[$time_iso8601]` in place of `[$time_local]`.
-    time = isoTimeAt(line, hTimeStart, hTimeEnd)
-    if (time === undefined) return reject('bad-time', `unreadable time ${snippet(line, hTimeStart, hTimeEnd)}`)
-    if (isoFraction) resolutionMs = 1
+  if (hTimeEnd - hTimeStart === lastTimeText.length && line.startsWith(lastTimeText, hTimeStart)) {
+    time = lastTime
+    resolutionMs = lastResolution
+  } else {
+    time = nginxTimeAt(line, hTimeStart, hTimeEnd)
+    if (time === undefined) {
+      // Custom formats often log `[$time_iso8601]` in place of `[$time_local]`.
+      time = isoTimeAt(line, hTimeStart, hTimeEnd)
+      if (time === undefined) return reject('bad-time', `unreadable time ${snippet(line, hTimeStart, hTimeEnd)}`)
+      if (isoFraction) resolutionMs = 1
+    }
+    // A copy, not a slice: the cache would otherwise keep the whole line alive.
+    lastTimeText = (' ' + line.slice(hTimeStart, hTimeEnd)).slice(1)
+    lastTime = time
+    lastResolution = resolutionMs
   }
   const clientIp =
     hRealStart >= 0 && isIpAt(line, hRealStart, hRealEnd) ? line.slice(hRealStart, hRealEnd) : line.slice(0, hAddrEnd)

@@ -26,19 +26,11 @@ export interface AttributeBag {
   tags?: readonly string[]
 }
 
-const AUTO_SESSION_PATHS = ['session.id', 'session_id', 'http.session_id', 'sessionId']
-const AUTO_USER_PATHS = ['usr.id', 'user_id', 'userId']
 const COOKIE_HEADER_PATHS = ['http.cookie', 'http.request.headers.cookie', 'http_cookie', 'cookie']
 
 /** The value at a path: `tag:NAME` reads a `NAME:value` tag, else a dotted path (a leading `@` is ignored). */
 export function lookup(bag: AttributeBag, path: string): unknown {
-  if (path.startsWith('tag:')) {
-    const prefix = `${path.slice(4)}:`
-    const tag = bag.tags?.find((t) => t.startsWith(prefix))
-    return tag === undefined ? undefined : tag.slice(prefix.length)
-  }
-  const p = path.startsWith('@') ? path.slice(1) : path
-  return dig(bag.attributes, p) ?? dig(bag.top, p)
+  return compiled(path)(bag)
 }
 
 const SEGMENTS = new Map<string, string[]>()
@@ -62,6 +54,58 @@ export function dig(obj: unknown, path: string): unknown {
   return cur
 }
 
+/** `dig(obj, flat)` for a path of two segments `k1.k2`, without splitting it on every call. */
+function dig2(obj: unknown, flat: string, k1: string, k2: string): unknown {
+  if (obj === null || typeof obj !== 'object') return undefined
+  const direct = (obj as Record<string, unknown>)[flat]
+  if (direct !== undefined) return direct
+  const x = (obj as Record<string, unknown>)[k1]
+  return x === null || typeof x !== 'object' ? undefined : (x as Record<string, unknown>)[k2]
+}
+
+/** `dig(obj, flat)` for a path of three segments `k1.k2.k3`. */
+function dig3(obj: unknown, flat: string, k1: string, k2: string, k3: string): unknown {
+  if (obj === null || typeof obj !== 'object') return undefined
+  const direct = (obj as Record<string, unknown>)[flat]
+  if (direct !== undefined) return direct
+  const x = (obj as Record<string, unknown>)[k1]
+  if (x === null || typeof x !== 'object') return undefined
+  const y = (x as Record<string, unknown>)[k2]
+  return y === null || typeof y !== 'object' ? undefined : (y as Record<string, unknown>)[k3]
+}
+
+type Lookup = (bag: AttributeBag) => unknown
+
+/** Compiled lookups by path: the paths come from the options and the code, so there are few. */
+const COMPILED = new Map<string, Lookup>()
+
+/** `lookup` for one path, with the path taken apart once (lookups run for every record). */
+function compiled(path: string): Lookup {
+  let f = COMPILED.get(path)
+  if (f) return f
+  if (path.startsWith('tag:')) {
+    const prefix = `${path.slice(4)}:`
+    f = (bag) => {
+      const tag = bag.tags?.find((t) => t.startsWith(prefix))
+      return tag === undefined ? undefined : tag.slice(prefix.length)
+    }
+  } else {
+    const p = path.startsWith('@') ? path.slice(1) : path
+    const parts = p.split('.')
+    const [k1 = '', k2 = '', k3 = ''] = parts
+    if (parts.length === 1) f = (bag) => dig1(bag.attributes, p) ?? dig1(bag.top, p)
+    else if (parts.length === 2) f = (bag) => dig2(bag.attributes, p, k1, k2) ?? dig2(bag.top, p, k1, k2)
+    else if (parts.length === 3) f = (bag) => dig3(bag.attributes, p, k1, k2, k3) ?? dig3(bag.top, p, k1, k2, k3)
+    else f = (bag) => dig(bag.attributes, p) ?? dig(bag.top, p)
+  }
+  COMPILED.set(path, f)
+  return f
+}
+
+function dig1(obj: unknown, key: string): unknown {
+  return obj === null || typeof obj !== 'object' ? undefined : (obj as Record<string, unknown>)[key]
+}
+
 /** A usable string from a logged value: numbers are stringified, `-` and empty mean absent. */
 export function text(v: unknown): string | undefined {
   if (typeof v === 'string') return v === '' || v === '-' ? undefined : v
@@ -69,17 +113,44 @@ export function text(v: unknown): string | undefined {
   return undefined
 }
 
-/** Applies `--field` mappings and resolves the session key. Mutates and returns `event`. */
-export function applyMapping(event: AccessFields, bag: AttributeBag, opts: NormalizeOptions): AccessFields {
+/** What `applyMapping` does for one options object, worked out once. */
+interface MappingPlan {
+  fields: [MappableField, Lookup][]
+  /** Some lookup reads the record's tags (a `tag:` path), so readers build the list only then. */
+  readsTags: boolean
+}
+
+const PLANS = new WeakMap<NormalizeOptions, MappingPlan>()
+
+function planOf(opts: NormalizeOptions): MappingPlan {
+  let plan = PLANS.get(opts)
+  if (plan) return plan
+  const fields: [MappableField, Lookup][] = []
+  let readsTags = opts.sessionKey.kind === 'attr' && opts.sessionKey.path.startsWith('tag:')
   for (const name of MAPPABLE_FIELDS) {
     const path = opts.fields[name]
     if (path === undefined) continue
-    const v = text(lookup(bag, path))
+    fields.push([name, compiled(path)])
+    if (path.startsWith('tag:')) readsTags = true
+  }
+  PLANS.set(opts, (plan = {fields, readsTags}))
+  return plan
+}
+
+/** Whether `applyMapping` reads the record's tags: when it does not, readers need not build the list. */
+export function readsTags(opts: NormalizeOptions): boolean {
+  return planOf(opts).readsTags
+}
+
+/** Applies `--field` mappings and resolves the session key. Mutates and returns `event`. */
+export function applyMapping(event: AccessFields, bag: AttributeBag, opts: NormalizeOptions): AccessFields {
+  for (const [name, f] of planOf(opts).fields) {
+    const v = text(f(bag))
     if (v !== undefined) event[name] = v
   }
   const session = resolveSession(event, bag, opts)
   if (session !== undefined) event.session = session
-  else delete event.session
+  else if ('session' in event) delete event.session
   return event
 }
 
@@ -87,26 +158,55 @@ function resolveSession(event: AccessFields, bag: AttributeBag, opts: NormalizeO
   const spec = opts.sessionKey
   switch (spec.kind) {
     case 'ip-ua': return undefined
-    case 'attr': return text(lookup(bag, spec.path))
+    case 'attr': return text(compiled(spec.path)(bag))
     case 'cookie': return cookieValue(bag, spec.name)
     case 'auto': {
       if (event.session) return event.session
-      for (const p of AUTO_SESSION_PATHS) {
-        const v = text(lookup(bag, p))
-        if (v) return v
-      }
-      const user = event.userId ?? first(bag, AUTO_USER_PATHS)
+      // A bag with neither attributes nor top-level fields (a raw access line) holds no session.
+      if (bag.attributes === undefined && bag.top === undefined) return event.userId ? `user:${event.userId}` : undefined
+      const v = autoSession(bag)
+      if (v !== undefined) return v
+      const user = event.userId ?? firstOf(bag, AUTO_USER_READS)
       return user ? `user:${user}` : undefined
     }
   }
 }
 
-function first(bag: AttributeBag, paths: readonly string[]): string | undefined {
-  for (const p of paths) {
-    const v = text(lookup(bag, p))
+type Rec = Record<string, unknown>
+const obj = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' ? (v as Rec) : undefined)
+const or = (flat: unknown, walked: unknown): unknown => (flat !== undefined ? flat : walked)
+
+/**
+ * The paths `--session-key auto` tries, in order (`session.id`, `session_id`, `http.session_id`,
+ * `sessionId`; then for a user id `usr.id`, `user_id`, `userId`), as plain property reads with
+ * `dig`'s rules (a flat key holding the whole path first, then the walk): they run for every record.
+ */
+const AUTO_SESSION_READS: ((o: Rec) => unknown)[] = [
+  (o) => or(o['session.id'], obj(o.session)?.id),
+  (o) => o.session_id,
+  (o) => or(o['http.session_id'], obj(o.http)?.session_id),
+  (o) => o.sessionId,
+]
+
+const AUTO_USER_READS: ((o: Rec) => unknown)[] = [
+  (o) => or(o['usr.id'], obj(o.usr)?.id),
+  (o) => o.user_id,
+  (o) => o.userId,
+]
+
+/** What `lookup` of each path in turn gives (in the attributes, then the top level): the first usable value. */
+function firstOf(bag: AttributeBag, reads: readonly ((o: Rec) => unknown)[]): string | undefined {
+  const a = obj(bag.attributes)
+  const t = obj(bag.top)
+  for (const read of reads) {
+    const v = text((a === undefined ? undefined : read(a)) ?? (t === undefined ? undefined : read(t)))
     if (v) return v
   }
   return undefined
+}
+
+function autoSession(bag: AttributeBag): string | undefined {
+  return firstOf(bag, AUTO_SESSION_READS)
 }
 
 /** A cookie from an attribute of its own (`cookie_NAME`, `http.cookies.NAME`) or a Cookie header. */

@@ -3,14 +3,9 @@ import {renderCsv} from './csv'
 import {renderHtml} from './html'
 import {renderMarkdown} from './markdown'
 import {renderTable} from './table'
+import type {Format} from './format-names'
 
-export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'markdown', 'html'] as const
-export type Format = (typeof FORMATS)[number]
-
-export const EXTENSIONS: Record<Format, string> = {table: 'txt', json: 'json', ndjson: 'ndjson', csv: 'csv', markdown: 'md', html: 'html'}
-
-/** Formats that list every failed request, so the analysis must hand them over. */
-export const NEEDS_FAILURES: readonly Format[] = ['ndjson', 'csv']
+export {EXTENSIONS, FORMATS, type Format, NEEDS_FAILURES} from './format-names'
 
 export interface RenderContext {
   failures: readonly FailureRecord[]

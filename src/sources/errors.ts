@@ -16,7 +16,7 @@ export class SourceError extends Error {
 
 /**
  * A source went back in time by more than the reorder window allows. The caller re-reads it with
- * the whole source sorted in memory (newest-first exports, concatenated files).
+ * the whole source sorted (see spill-sort: newest-first exports, concatenated files).
  */
 export class OrderViolation extends Error {
   constructor(readonly file: string) {

@@ -52,36 +52,59 @@ class EventHeap {
  * Puts one source's events in time order, absorbing disorder of up to `slackMs` (log lines written
  * slightly out of order). An event older than one already released means the source is not in
  * time order at all (a newest-first export): OrderViolation tells the caller to sort it whole.
+ *
+ * Events that arrive in order (nearly all of them) wait in a plain queue, which is already sorted;
+ * only the ones that arrive late go through the heap. Events of one timestamp may come out in any
+ * order: the analysis does not depend on it.
  */
 export async function* reorder(source: AsyncIterable<AccessEvent[]>, file: string, slackMs: number): AsyncGenerator<AccessEvent[]> {
   const heap = new EventHeap()
+  let fifo: AccessEvent[] = []
+  let fifoHead = 0
   let newest = Number.NEGATIVE_INFINITY
   let released = Number.NEGATIVE_INFINITY
-  for await (const batch of source) {
-    const out: AccessEvent[] = []
-    for (const e of batch) {
-      if (e.time < released) throw new OrderViolation(file)
-      heap.push(e)
-      if (e.time > newest) newest = e.time
-    }
-    while (heap.size > 0 && (heap.peek() as AccessEvent).time < newest - slackMs) {
-      const e = heap.pop() as AccessEvent
+  /** Releases, in time order, every waiting event older than `limit`. */
+  const release = (limit: number, out: AccessEvent[]): void => {
+    for (;;) {
+      const f = fifo[fifoHead]
+      const h = heap.peek()
+      let e: AccessEvent
+      if (f !== undefined && (h === undefined || f.time <= h.time)) {
+        if (f.time >= limit) break
+        e = f
+        fifoHead++
+      } else if (h !== undefined) {
+        if (h.time >= limit) break
+        e = heap.pop() as AccessEvent
+      } else {
+        break
+      }
       released = e.time
       out.push(e)
     }
+    if (fifoHead > 4096 && fifoHead * 2 > fifo.length) {
+      fifo = fifo.slice(fifoHead)
+      fifoHead = 0
+    }
+  }
+  for await (const batch of source) {
+    const out: AccessEvent[] = []
+    for (const e of batch) {
+      const t = e.time
+      if (t < released) throw new OrderViolation(file)
+      if (t >= newest) {
+        fifo.push(e)
+        newest = t
+      } else {
+        heap.push(e)
+      }
+    }
+    release(newest - slackMs, out)
     if (out.length > 0) yield out
   }
   const rest: AccessEvent[] = []
-  while (heap.size > 0) rest.push(heap.pop() as AccessEvent)
+  release(Number.POSITIVE_INFINITY, rest)
   if (rest.length > 0) yield rest
-}
-
-/** A whole source sorted in memory: for sources that are not in time order. */
-export async function* sortedWhole(source: AsyncIterable<AccessEvent[]>): AsyncGenerator<AccessEvent[]> {
-  const all: AccessEvent[] = []
-  for await (const batch of source) for (const e of batch) all.push(e)
-  all.sort((a, b) => a.time - b.time)
-  for (let i = 0; i < all.length; i += 4096) yield all.slice(i, i + 4096)
 }
 
 /** Merges time-ordered sources (access events, or raw Datadog items with their time) into one time-ordered stream, holding one batch per source. */

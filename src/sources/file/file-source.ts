@@ -1,4 +1,3 @@
-import {parse as parseCsv} from 'csv-parse'
 import type {AccessEvent} from '../../model/access-event'
 import type {ParseOutcome} from '../../model/parse-outcome'
 import type {Rejection} from '../../model/rejection'
@@ -9,16 +8,17 @@ import {InputError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
 import {JsonItemSplitter} from './json-documents'
-import {type Line, lines, StreamCut} from './lines'
-import {openInput} from './open'
-import {isBinary, normalizeLine, normalizeObject, recordsOf} from './records'
+import {type Line, lines, MAX_LINE, StreamCut} from './lines'
+import {type LineSink, takeLine} from './line-range'
+import {openInput, plainFileSize} from './open'
+import {isBinary, normalizeObject, recordsOf} from './records'
+import {type ParallelReading, parallelLineBatches} from '../parallel/parallel-lines'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
 
 export type {SourceBatch, SourceStats} from '../source'
 
-/** Longest line kept; a one-line API page of 1000 events is about 1-2 MB. */
-export const MAX_LINE = 16 * 1024 * 1024
+export {MAX_LINE}
 
 export const ACCEPTED_FORMATS = [
   'Datadog Logs API v2 search responses (JSON pages, concatenated pages, or NDJSON of log events)',
@@ -36,7 +36,8 @@ export const ACCEPTED_FORMATS = [
 export class FileSource implements RecordSource {
   readonly stats: SourceStats
 
-  constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions) {
+  /** `parallel`: read large plain line files as byte ranges in worker threads (see parallel-lines). */
+  constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions, private readonly parallel?: ParallelReading) {
     this.stats = {file: displayName, format: 'unknown', records: 0, skipped: 0}
   }
 
@@ -63,6 +64,12 @@ export class FileSource implements RecordSource {
         else if (!cut) throw new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
       } else {
         this.stats.format = format
+        const size = format === 'lines' && this.parallel && !cut ? await plainFileSize(this.path) : undefined
+        if (size !== undefined && this.parallel && size >= this.parallel.minFileBytes) {
+          stream.destroy()
+          yield* this.rangeBatches(size, this.parallel)
+          return
+        }
         const rest = restOf(head, cut ? undefined : it)
         if (format === 'csv') yield* this.csvBatches(rest)
         else if (format === 'json-documents') yield* this.documentBatches(rest)
@@ -81,15 +88,21 @@ export class FileSource implements RecordSource {
     for await (const chunk of source) {
       const events: AccessEvent[] = []
       const rejections: Rejection[] = []
-      for (const l of chunk) {
-        if (l.tooLong) {
-          rejections.push(this.reject('line-too-long', l.line, `line longer than ${MAX_LINE} characters`))
-          continue
-        }
-        if (l.text.trim() === '') continue
-        for (const out of normalizeLine(l.text, this.opts)) this.collect(out, l.line, events, rejections)
+      const sink: LineSink = {
+        event: (event, line) => this.collect({ok: true, event}, line, events, rejections),
+        reject: (reason, line, detail) => rejections.push(this.reject(reason, line, detail)),
       }
+      for (const l of chunk) takeLine(l.text, l.line, l.tooLong === true, this.opts, sink)
       yield this.batchOf(events, rejections)
+    }
+  }
+
+  /** A plain line file read as byte ranges by worker threads, in file order. */
+  private async *rangeBatches(size: number, parallel: ParallelReading): AsyncGenerator<SourceBatch> {
+    for await (const batch of parallelLineBatches(this.path, this.displayName, size, this.opts, parallel)) {
+      this.stats.records += batch.events.length + batch.rejections.length
+      this.stats.skipped += batch.rejections.length
+      yield batch
     }
   }
 
@@ -121,6 +134,9 @@ export class FileSource implements RecordSource {
   }
 
   private async *csvBatches(rest: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
+    // The CSV parser is loaded for CSV files only (start-up time of every other run).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const {parse: parseCsv} = require('csv-parse') as typeof import('csv-parse')
     const parser = parseCsv({bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true, skip_records_with_error: true})
     const rejections: Rejection[] = []
     parser.on('skip', (err: Error & {lines?: number}) => {

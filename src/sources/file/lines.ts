@@ -1,5 +1,8 @@
 import type {Readable} from 'node:stream'
 
+/** Longest line kept; a one-line API page of 1000 events is about 1-2 MB. */
+export const MAX_LINE = 16 * 1024 * 1024
+
 export interface Line {
   text: string
   /** 1-based. */

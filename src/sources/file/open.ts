@@ -31,6 +31,23 @@ export async function openInput(path: string, displayName = path): Promise<Reada
   }
 }
 
+/** The size of a regular file that is not gzip (one that can be read in byte ranges), else undefined. */
+export async function plainFileSize(path: string): Promise<number | undefined> {
+  let handle: fs.FileHandle | undefined
+  try {
+    const stat = await fs.stat(path)
+    if (!stat.isFile()) return undefined
+    handle = await fs.open(path, 'r')
+    const magic = Buffer.alloc(2)
+    const {bytesRead} = await handle.read(magic, 0, 2, 0)
+    return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b ? undefined : stat.size
+  } catch {
+    return undefined
+  } finally {
+    await handle?.close().catch(() => {})
+  }
+}
+
 function describeFsError(error: unknown): string {
   const code = (error as {code?: string}).code
   if (code === 'ENOENT') return 'no such file'

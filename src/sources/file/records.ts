@@ -65,7 +65,8 @@ export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcom
 function isJsonScalar(text: string): boolean {
   const t = text.trim()
   if (t === 'null' || t === 'true' || t === 'false') return true
-  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(t)) return true
+  // A number has no space; an access line always has some (most lines stop here).
+  if (t.indexOf(' ') === -1 && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(t)) return true
   if (!(t.length >= 2 && t.startsWith('"') && t.endsWith('"'))) return false
   try {
     JSON.parse(t)
@@ -85,6 +86,6 @@ function firstNonSpace(text: string): string {
 
 /** NUL bytes or undecodable bytes (U+FFFD after UTF-8 decoding) mark a binary line. */
 export function isBinary(text: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000\uFFFD]/.test(text)
+  // Two native scans: a string of one-byte characters cannot hold U+FFFD, so that one is instant.
+  return text.indexOf('\u0000') !== -1 || text.indexOf('\uFFFD') !== -1
 }

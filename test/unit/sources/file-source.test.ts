@@ -1,4 +1,4 @@
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
@@ -6,7 +6,8 @@ import type {AccessEvent} from '../../../src/model/access-event'
 import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 import {FileSource, type SourceBatch} from '../../../src/sources/file/file-source'
 import {JsonItemSplitter} from '../../../src/sources/file/json-documents'
-import {merge, reorder, sortedWhole} from '../../../src/sources/order'
+import {merge, reorder} from '../../../src/sources/order'
+import {sortedBySpilling} from '../../../src/sources/spill-sort'
 import {OrderViolation} from '../../../src/sources/errors'
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-src-'))
@@ -129,7 +130,27 @@ describe('ordering', () => {
   it('stops with OrderViolation on a newest-first source', async () => {
     const batches = [[e(200_000), e(100_000)], [e(50_000), e(10)]]
     await expect(collect(reorder(of(...batches), 'x.csv', 60_000))).rejects.toBeInstanceOf(OrderViolation)
-    expect(await collect(sortedWhole(of(...batches)))).toEqual([10, 50_000, 100_000, 200_000])
+    expect(await collect(sortedBySpilling(of(...batches)))).toEqual([10, 50_000, 100_000, 200_000])
+  })
+
+  it('sorts a source larger than one run through runs spilled to disk, every field kept', async () => {
+    const spillDir = mkdtempSync(join(dir, 'spill-'))
+    // Newest first, with ties and a second file name, in runs of 7 events merged 3 at a time.
+    const events = Array.from({length: 100}, (_, i) => ({...e(1000 * Math.floor((100 - i) / 3)), location: {file: i % 10 === 0 ? 'g' : 'f', line: i + 1},
+      referer: i % 2 ? `https://h/${i}` : undefined, userAgent: `ua ${i % 4} ü\ud800`, id: `id${i}`, requestId: i % 3 ? `r${i}` : undefined}))
+    const sorted: AccessEvent[] = []
+    for await (const b of sortedBySpilling(of(events.slice(0, 40), events.slice(40)), {runEvents: 7, frameEvents: 4, fanIn: 3, dir: spillDir})) sorted.push(...b)
+    expect(sorted.map((x) => x.time)).toEqual(events.map((x) => x.time).sort((a, b) => a - b))
+    const key = (x: AccessEvent) => `${x.location.file}:${x.location.line}`
+    const byKey = new Map(events.map((x) => [key(x), x]))
+    for (const x of sorted) {
+      const original = byKey.get(key(x))
+      expect(original).toBeDefined()
+      for (const f of ['time', 'resolutionMs', 'method', 'path', 'status', 'bytes', 'clientIp', 'userAgent', 'referer', 'id', 'requestId', 'session', 'upstream'] as const) {
+        expect(x[f]).toBe(original?.[f])
+      }
+    }
+    expect(readdirSync(spillDir)).toEqual([])
   })
 
   it('merges interleaved sources by time', async () => {

@@ -1,0 +1,158 @@
+import {closeSync, openSync, readSync} from 'node:fs'
+import type {AccessFields} from '../../model/parse-outcome'
+import type {RejectReason} from '../../model/rejection'
+import type {NormalizeOptions} from '../../normalize/fields'
+import {MAX_LINE} from './lines'
+import {EventPacker} from '../parallel/event-codec'
+import {normalizeLine} from './records'
+
+/** Where the records of one text line go. */
+export interface LineSink {
+  event(e: AccessFields, line: number): void
+  reject(reason: RejectReason, line: number, detail?: string): void
+}
+
+/**
+ * One line of a line-oriented file (NDJSON, one-line API pages, access lines): its events and
+ * rejections. Blank lines are no record. Shared by the streaming reader and the byte-range reader,
+ * so both count and reject alike.
+ */
+export function takeLine(text: string, line: number, tooLong: boolean, opts: NormalizeOptions, sink: LineSink): void {
+  if (tooLong) {
+    sink.reject('line-too-long', line, `line longer than ${MAX_LINE} characters`)
+    return
+  }
+  if (text.trim() === '') return
+  for (const out of normalizeLine(text, opts)) {
+    if (out.ok) sink.event(out.event, line)
+    else sink.reject(out.reason, line, out.detail)
+  }
+}
+
+/** A byte range of a plain file, as a parallel reader hands it out. */
+export interface LineRange {
+  path: string
+  start: number
+  end: number
+  /** The file's size when the run began. */
+  size: number
+}
+
+/** How much past the range end is read at a time to finish its last line. */
+const TAIL_BLOCK = 64 * 1024
+/** Bytes kept of a line too long to keep (only its start is shown). */
+const TOO_LONG_KEPT = 256
+
+/**
+ * Reads the lines of a plain file that START in [start, end): the first is the one after the first
+ * newline at or after start - 1 (the line before belongs to the range that holds its start), and the
+ * last one is read past `end` to its newline. Cut this way, ranges that tile a file give every line
+ * exactly once. Lines are numbered from 1 within the range; `lines` says how many started in it, so
+ * the reader that puts ranges back in order can number them in the file. Line splitting, CRLF, the
+ * byte-order mark of line 1 and over-long lines are handled as the streaming reader does.
+ */
+export function readLineRange(range: LineRange, maxLength: number, onLine: (text: string, line: number, tooLong: boolean) => void): number {
+  const {start, end, size} = range
+  if (start >= end || start >= size) return 0
+  const fd = openSync(range.path, 'r')
+  try {
+    const from = start === 0 ? 0 : start - 1
+    const buf = readAt(fd, from, Math.min(end, size) - from)
+    let p = 0
+    if (start > 0) {
+      const nl = buf.indexOf(10)
+      if (nl === -1 || from + nl + 1 >= end) return 0
+      p = nl + 1
+    }
+    let line = 0
+    /** The line at [s, e) of b, which starts at byte `at` of the file. */
+    const emit = (b: Buffer, s: number, e: number, at: number, overflow: boolean): void => {
+      line++
+      if (e > s && b[e - 1] === 13) e-- // CRLF
+      if (overflow || e - s > maxLength) {
+        onLine(b.toString('utf8', s, Math.min(e, s + 200)), line, true)
+        return
+      }
+      let text = b.toString('utf8', s, e)
+      if (at === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+      onLine(text, line, false)
+    }
+    for (;;) {
+      const nl = buf.indexOf(10, p)
+      if (nl !== -1) {
+        emit(buf, p, nl, from + p, false)
+        p = nl + 1
+        if (from + p >= end) break
+        continue
+      }
+      if (from + p >= size) break
+      // The last line starts in the range and ends past it (or at the end of the file).
+      const tail = readTail(fd, buf.subarray(p), from + buf.length, size, maxLength)
+      emit(tail.bytes, 0, tail.bytes.length, from + p, tail.overflow)
+      break
+    }
+    return line
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length)
+  let got = 0
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, position + got)
+    if (n === 0) break
+    got += n
+  }
+  return got === length ? buf : buf.subarray(0, got)
+}
+
+/** A line begun in `head`, read on from `position` to its newline or the end of the file. */
+function readTail(fd: number, head: Buffer, position: number, size: number, maxLength: number): {bytes: Buffer; overflow: boolean} {
+  let overflow = head.length > maxLength + 1
+  const parts: Buffer[] = [Buffer.from(overflow ? head.subarray(0, TOO_LONG_KEPT) : head)]
+  let total = head.length
+  while (position < size) {
+    const block = readAt(fd, position, Math.min(TAIL_BLOCK, size - position))
+    if (block.length === 0) break
+    position += block.length
+    const nl = block.indexOf(10)
+    const piece = nl === -1 ? block : block.subarray(0, nl)
+    if (!overflow) {
+      parts.push(piece)
+      total += piece.length
+      // Keep only the start of an endless line.
+      if (total > maxLength + 1) {
+        overflow = true
+        const kept = Buffer.concat(parts).subarray(0, TOO_LONG_KEPT)
+        parts.length = 0
+        parts.push(Buffer.from(kept))
+      }
+    }
+    if (nl !== -1) break
+  }
+  return {bytes: Buffer.concat(parts), overflow}
+}
+
+/** The records of a line range: its events packed (event-codec), rejections numbered from 1 within the range. */
+export interface ParsedRange {
+  buffer: ArrayBuffer
+  rejections: {reason: RejectReason; line: number; detail?: string}[]
+  /** Lines that start in the range (blank ones included). */
+  lines: number
+}
+
+/** Reads and normalises the lines of a range (see readLineRange), packing each event as it comes. */
+export function parseLineRange(range: LineRange, opts: NormalizeOptions): ParsedRange {
+  const packer = new EventPacker()
+  const rejections: ParsedRange['rejections'] = []
+  const sink: LineSink = {
+    event: (e, line) => packer.add(e, line),
+    reject: (reason, line, detail) => {
+      rejections.push(detail ? {reason, line, detail} : {reason, line})
+    },
+  }
+  const lines = readLineRange(range, MAX_LINE, (text, line, tooLong) => takeLine(text, line, tooLong, opts, sink))
+  return {buffer: packer.finish(), rejections, lines}
+}

@@ -1,0 +1,44 @@
+import {plainFileSize} from '../file/open'
+import {type ParallelReading} from './parallel-lines'
+import {defaultWorkers, ParsePool} from './parse-pool'
+
+/** How `analyze` uses worker threads to read files (the defaults suit nearly every run). */
+export interface ParallelOptions {
+  /** Worker threads (default: cores - 1, at least 1). */
+  workers?: number
+  /** Bytes of a file per job (default 1 MiB). */
+  chunkBytes?: number
+  /** Plain line files smaller than this are read on the main thread alone (default 32 MiB). */
+  minFileBytes?: number
+  /** Parse ranges on the main thread too while it waits for the workers (default true). */
+  helpOnMain?: boolean
+  /** A pool to use, left open for the caller to close (runs then share workers); else one is started per run. */
+  pool?: ParsePool
+}
+
+export const DEFAULT_CHUNK_BYTES = 1024 * 1024
+export const DEFAULT_MIN_FILE_BYTES = 32 * 1024 * 1024
+
+/** The parallel reading a run uses (none for `false`), and how to stop its workers afterwards. */
+export function openParallel(opts: ParallelOptions | false | undefined): {reading: ParallelReading | undefined; close: () => Promise<void>} {
+  if (opts === false) return {reading: undefined, close: async () => {}}
+  const own = opts?.pool ? undefined : new ParsePool(opts?.workers ?? defaultWorkers())
+  const pool = (opts?.pool ?? own) as ParsePool
+  const reading: ParallelReading = {
+    pool,
+    chunkBytes: Math.max(1, Math.floor(opts?.chunkBytes ?? DEFAULT_CHUNK_BYTES)),
+    minFileBytes: opts?.minFileBytes ?? DEFAULT_MIN_FILE_BYTES,
+    inFlight: pool.capacity + 8,
+    helpOnMain: opts?.helpOnMain ?? true,
+  }
+  return {reading, close: async () => own?.close()}
+}
+
+/** Starts the workers early when a plain input is large enough to be read by them (they take a while to boot). */
+export async function warmFor(paths: readonly string[], reading: ParallelReading | undefined): Promise<void> {
+  if (!reading) return
+  for (const path of paths) {
+    const size = await plainFileSize(path)
+    if (size !== undefined && size >= reading.minFileBytes) return reading.pool.warm()
+  }
+}

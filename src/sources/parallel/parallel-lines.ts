@@ -1,0 +1,103 @@
+import {setImmediate as nextTurn} from 'node:timers/promises'
+import type {AccessEvent} from '../../model/access-event'
+import type {Rejection} from '../../model/rejection'
+import type {NormalizeOptions} from '../../normalize/fields'
+import {SourceError} from '../errors'
+import {type LineRange, parseLineRange, type ParsedRange} from '../file/line-range'
+import {decodeEvents} from './event-codec'
+import type {ParsePool} from './parse-pool'
+
+/** How a plain line file is read in parallel. */
+export interface ParallelReading {
+  pool: ParsePool
+  /** Bytes per range handed to a worker. */
+  chunkBytes: number
+  /** Files smaller than this are read on the main thread alone (a worker costs more than it saves). */
+  minFileBytes: number
+  /** Ranges parsed (or being parsed) ahead of the one the analysis reads next. */
+  inFlight: number
+  /** Parse a later range on the main thread while the next one is not back yet. */
+  helpOnMain: boolean
+}
+
+/** A range being parsed (by a worker, or here), or parsed. */
+interface Ahead {
+  done: boolean
+  parsed?: ParsedRange
+  error?: unknown
+  settled?: Promise<void>
+}
+
+/**
+ * The records of a plain line file, read as byte ranges by the pool's workers (and by this thread
+ * while it would otherwise wait), handed on in file order with their line numbers in the file.
+ * At most `inFlight` ranges (plus the one parsed here) are out at once, so memory stays bounded
+ * whatever the file's size.
+ */
+export async function* parallelLineBatches(
+  path: string, displayName: string, size: number, opts: NormalizeOptions, p: ParallelReading,
+): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
+  const count = Math.ceil(size / p.chunkBytes)
+  const rangeOf = (k: number): LineRange => ({path, start: k * p.chunkBytes, end: Math.min(size, (k + 1) * p.chunkBytes), size})
+  const ahead = new Map<number, Ahead>()
+  const owner = {}
+  let next = 0
+  let outstanding = 0
+  const submit = (k: number): void => {
+    const a: Ahead = {done: false}
+    outstanding++
+    a.settled = p.pool.parse(rangeOf(k), opts, owner).then(
+      (parsed) => void Object.assign(a, {done: true, parsed}),
+      (error: unknown) => void Object.assign(a, {done: true, error}),
+    ).finally(() => outstanding--)
+    ahead.set(k, a)
+  }
+  // Keep every worker fed (a few jobs each), never reading further ahead than `inFlight`.
+  const topUp = (k: number): void => {
+    while (next < count && outstanding < p.pool.capacity && next - k < p.inFlight) submit(next++)
+  }
+  let lineOffset = 0
+  try {
+    for (let k = 0; k < count; k++) {
+      topUp(k)
+      if (!ahead.has(k)) submit(next++)
+      let a = ahead.get(k) as Ahead
+      // The next range is not back yet: parse a later one here rather than wait idle.
+      while (!a.done && p.helpOnMain && next < count && next - k < p.inFlight) {
+        const k2 = next++
+        let parsed: ParsedRange | undefined
+        let error: unknown
+        try {
+          parsed = parseLineRange(rangeOf(k2), opts)
+        } catch (e: unknown) {
+          error = e
+        }
+        ahead.set(k2, {done: true, parsed, error})
+        await nextTurn() // let the workers' answers in
+        topUp(k)
+        a = ahead.get(k) as Ahead
+      }
+      if (!a.done) await a.settled
+      ahead.delete(k)
+      if (a.error !== undefined) throw asSourceError(a.error, displayName)
+      const offset = lineOffset
+      const parsed = a.parsed as ParsedRange
+      const events = decodeEvents(parsed.buffer, displayName, offset)
+      const rejections = parsed.rejections.map((r) => rejection(r, displayName, offset))
+      const lines = parsed.lines
+      lineOffset += lines
+      yield {events, rejections}
+    }
+  } finally {
+    p.pool.drop(owner)
+  }
+}
+
+function rejection(r: ParsedRange['rejections'][number], file: string, offset: number): Rejection {
+  return {reason: r.reason, location: {file, line: r.line + offset}, ...(r.detail ? {detail: r.detail} : {})}
+}
+
+function asSourceError(error: unknown, file: string): Error {
+  if (error instanceof SourceError) return error
+  return new SourceError(`${file}: reading failed (${error instanceof Error ? error.message : String(error)})`, file)
+}

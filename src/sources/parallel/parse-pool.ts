@@ -1,0 +1,158 @@
+import {availableParallelism} from 'node:os'
+import {extname, join} from 'node:path'
+import {Worker} from 'node:worker_threads'
+import type {RejectReason} from '../../model/rejection'
+import type {NormalizeOptions} from '../../normalize/fields'
+import {SourceError} from '../errors'
+import type {LineRange} from '../file/line-range'
+
+/** A job for a parsing worker: the lines of one byte range of a plain file. */
+export interface RangeJob {
+  id: number
+  range: LineRange
+  opts: NormalizeOptions
+}
+
+/** A worker's answer: the range's events packed in `buffer` (event-codec), or why it failed. */
+export type RangeReply =
+  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]}
+  | {id: number; ok: false; message: string}
+
+export type ParsedChunk = Extract<RangeReply, {ok: true}>
+
+/** Worker threads to start by default: every core but the one the analysis runs on, at least one. */
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism() - 1)
+}
+
+/**
+ * Jobs handed to one worker at a time: one running, the others waiting, so it never idles while the
+ * main thread is busy (judging a batch, or parsing a range itself).
+ */
+const JOBS_PER_WORKER = 4
+
+interface Pending {
+  job: RangeJob
+  owner: object
+  resolve: (chunk: ParsedChunk) => void
+  reject: (error: Error) => void
+}
+
+interface Slot {
+  worker: Worker
+  jobs: Map<number, Pending>
+}
+
+/**
+ * A bounded pool of parsing workers, started on first use (a run that never needs one starts none).
+ * Jobs beyond what the workers hold wait in a queue, which its users bound (each reader keeps only a
+ * few ranges in flight). A worker that crashes or exits fails every job with a SourceError and the
+ * pool with it: no run waits forever on a dead worker. `close` terminates the workers.
+ */
+export class ParsePool {
+  readonly size: number
+  /** Jobs the workers hold at once (running or waiting); more wait in the pool's queue. */
+  readonly capacity: number
+  private readonly slots: Slot[] = []
+  private readonly queue: Pending[] = []
+  private nextId = 1
+  private failure: SourceError | undefined
+  private closed = false
+  /** Jobs the workers answered (for tests: proof that the workers were used). */
+  answered = 0
+
+  /** `script` replaces the worker's code (tests use it to make a worker fail). */
+  constructor(size = defaultWorkers(), private readonly script?: string) {
+    this.size = Math.max(1, Math.floor(size))
+    this.capacity = this.size * JOBS_PER_WORKER
+  }
+
+  /** Parses one range in a worker. `owner` groups jobs so that a reader that stops can drop its queued ones. */
+  parse(range: LineRange, opts: NormalizeOptions, owner: object = this): Promise<ParsedChunk> {
+    return new Promise<ParsedChunk>((resolve, reject) => {
+      if (this.failure) return reject(this.failure)
+      if (this.closed) return reject(new SourceError('the parsing workers were already stopped', range.path))
+      this.queue.push({job: {id: this.nextId++, range, opts}, owner, resolve, reject})
+      this.dispatch()
+    })
+  }
+
+  /** Starts the workers now, so that they boot while the caller prepares their first jobs. */
+  warm(): void {
+    while (!this.failure && !this.closed && this.slots.length < this.size) this.start()
+  }
+
+  /** Forgets the queued (not yet started) jobs of `owner`; their promises never settle. */
+  drop(owner: object): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]?.owner === owner) this.queue.splice(i, 1)
+  }
+
+  /** Stops every worker. Jobs still queued or running are failed. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    const stopped = new SourceError('the parsing workers were stopped')
+    for (const p of this.queue.splice(0)) p.reject(stopped)
+    const slots = this.slots.splice(0)
+    for (const s of slots) for (const p of s.jobs.values()) p.reject(stopped)
+    await Promise.all(slots.map((s) => s.worker.terminate().catch(() => 0)))
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.failure && !this.closed) {
+      // An idle worker, else a new one while below the size, else the least busy one with room.
+      let slot = this.slots.find((s) => s.jobs.size === 0)
+      if (!slot && this.slots.length < this.size) slot = this.start()
+      if (!slot) for (const s of this.slots) if (s.jobs.size < JOBS_PER_WORKER && (!slot || s.jobs.size < slot.jobs.size)) slot = s
+      if (!slot) return
+      const p = this.queue.shift() as Pending
+      slot.jobs.set(p.job.id, p)
+      slot.worker.postMessage(p.job)
+    }
+  }
+
+  private start(): Slot {
+    const worker = startWorker(this.script)
+    const slot: Slot = {worker, jobs: new Map()}
+    worker.on('message', (reply: RangeReply) => {
+      const p = slot.jobs.get(reply.id)
+      if (!p) return
+      slot.jobs.delete(reply.id)
+      this.answered++
+      if (reply.ok) p.resolve(reply)
+      else p.reject(new SourceError(`${p.job.range.path}: reading failed (${reply.message})`, p.job.range.path))
+      this.dispatch()
+    })
+    worker.on('error', (error: Error) => this.fail(`a parsing worker failed: ${error.message}`))
+    worker.on('messageerror', (error: Error) => this.fail(`a parsing worker sent an unreadable message: ${error.message}`))
+    worker.on('exit', (code) => {
+      if (!this.closed) this.fail(`a parsing worker stopped unexpectedly (exit code ${code})`)
+    })
+    this.slots.push(slot)
+    return slot
+  }
+
+  /** A worker died: every job fails, the other workers are stopped, and later jobs fail at once. */
+  private fail(message: string): void {
+    if (this.failure || this.closed) return
+    const failure = (this.failure = new SourceError(message))
+    for (const p of this.queue.splice(0)) p.reject(failure)
+    for (const s of this.slots.splice(0)) {
+      for (const p of s.jobs.values()) p.reject(failure)
+      void s.worker.terminate().catch(() => 0)
+    }
+  }
+}
+
+/**
+ * The worker runs the compiled parse-worker.js; from the TypeScript sources (bin/dev.js, the tests)
+ * it is loaded through ts-node, which the main thread's hooks do not reach.
+ */
+function startWorker(script: string | undefined): Worker {
+  if (script) return new Worker(script)
+  const file = join(__dirname, `parse-worker${extname(__filename)}`)
+  if (!file.endsWith('.ts')) return new Worker(file)
+  const tsNode = require.resolve('ts-node')
+  const boot = `require(${JSON.stringify(tsNode)}).register({transpileOnly: true}); require(${JSON.stringify(file)})`
+  return new Worker(boot, {eval: true})
+}

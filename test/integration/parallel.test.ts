@@ -1,0 +1,176 @@
+/**
+ * The fast paths (plain line files read as byte ranges by worker threads, events handed over
+ * packed, out-of-order sources sorted in runs spilled to disk) must give exactly the report of the
+ * plain single-thread path: on every fixture in every format and order, and on a generated input
+ * of ~50k requests (with malformed lines mixed in) in several formats and orders, newest-first
+ * included. Ranges are kept tiny here so that files are cut into many of them; nothing is timed.
+ */
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {analyze, type AnalyzeRequest} from '../../src/app/analyze'
+import {DEFAULT_OPTIONS} from '../../src/analysis/options'
+import type {AnalysisReport, FailureRecord} from '../../src/model/report'
+import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import {SourceError} from '../../src/sources/errors'
+import {ParsePool} from '../../src/sources/parallel/parse-pool'
+import {ddEventLine, ddUnparsedLine, DEFAULT_CONTEXT, explorerCsvRow, EXPLORER_HEADER, ingressLine, nginxJsonLine, simulateIter} from '../../scripts/fixture-generator'
+import type {SimRequest} from '../../scripts/fixture-generator'
+
+const ROOT = resolve(__dirname, '../..')
+const FIXTURES = join(ROOT, 'fixtures')
+const SCENARIOS = ['missing-404', 'quiet', 'rolling-round-robin', 'rolling-sticky', 'two-deploys']
+const LOG_FILES = ['ingress.log', 'nginx-combined.log', 'nginx-json.log', 'dd-events.ndjson', 'dd-events.ndjson.gz', 'dd-pages.json',
+  'dd-v1.json', 'dd-unparsed.ndjson', 'explorer.csv', 'explorer-raw.csv']
+/** The line formats: these can be reversed and split by line. */
+const LINE_FILES = ['ingress.log', 'nginx-combined.log', 'nginx-json.log', 'dd-events.ndjson', 'dd-unparsed.ndjson']
+
+const tmp = mkdtempSync(join(tmpdir(), 'skewscan-parallel-'))
+let pool: ParsePool
+
+beforeAll(() => {
+  pool = new ParsePool(2)
+})
+
+afterAll(async () => {
+  // The workers did read: the comparisons above were not two runs of the plain path.
+  expect(pool.answered).toBeGreaterThan(1000)
+  await pool.close()
+  rmSync(tmp, {recursive: true, force: true})
+})
+
+interface Run {
+  report: AnalysisReport
+  failures: FailureRecord[]
+  notices: string[]
+}
+
+async function run(inputs: string[], mode: 'plain' | 'parallel', extra: Partial<AnalyzeRequest> = {}): Promise<Run> {
+  const failures: FailureRecord[] = []
+  const notices: string[] = []
+  const report = await analyze({
+    inputs, normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000,
+    onFailure: (f) => failures.push(f), onNotice: (m) => notices.push(m), ...extra,
+    ...(mode === 'plain'
+      ? {parallel: false}
+      // Tiny ranges and sorted runs: files are cut into many ranges, and sorting spills to disk.
+      : {parallel: {pool, chunkBytes: 3000, minFileBytes: 0}, spill: {runEvents: 700, frameEvents: 128, fanIn: 4}}),
+  })
+  return {report, failures, notices}
+}
+
+/** Both paths, compared as the user would see them: the whole JSON report and every failure record. */
+async function expectSame(inputs: string[], extra: Partial<AnalyzeRequest> = {}): Promise<AnalysisReport> {
+  const plain = await run(inputs, 'plain', extra)
+  const fast = await run(inputs, 'parallel', extra)
+  expect(JSON.stringify(fast.report, null, 1)).toBe(JSON.stringify(plain.report, null, 1))
+  expect(fast.failures).toEqual(plain.failures)
+  // The notices may differ: whether a reversed file is caught by the reorder window or re-read
+  // sorted depends on how it was cut into batches; either way the events reach the analysis sorted.
+  expect(fast.notices.filter((n) => !/not in time order/.test(n))).toEqual(plain.notices.filter((n) => !/not in time order/.test(n)))
+  return plain.report
+}
+
+const fixture = (scenario: string, file: string): string => join(FIXTURES, scenario, file)
+const linesOf = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '')
+
+function writeLines(name: string, lines: readonly string[]): string {
+  const path = join(tmp, name)
+  writeFileSync(path, lines.length > 0 ? `${lines.join('\n')}\n` : '')
+  return path
+}
+
+/** Newest-first, and split round-robin into three interleaved files. */
+function orders(name: string, lines: readonly string[]): {label: string; inputs: string[]}[] {
+  return [
+    {label: 'newest-first', inputs: [writeLines(`${name}-reversed`, [...lines].reverse())]},
+    {label: 'interleaved', inputs: [0, 1, 2].map((k) => writeLines(`${name}-part${k}`, lines.filter((_, i) => i % 3 === k)))},
+  ]
+}
+
+describe('the parallel reader gives the plain path\'s report on every fixture', () => {
+  it.each(SCENARIOS.flatMap((s) => LOG_FILES.map((f) => [s, f] as const)))('%s: %s', async (scenario, file) => {
+    const report = await expectSame([fixture(scenario, file)], {deploysFile: fixture(scenario, 'deploys.json')})
+    expect(report.input.records).toBeGreaterThan(0)
+  })
+
+  it.each(SCENARIOS.flatMap((s) => LINE_FILES.map((f) => [s, f] as const)))('%s: %s newest-first and interleaved', async (scenario, file) => {
+    for (const {inputs} of orders(`${scenario}-${file}`, linesOf(fixture(scenario, file)))) {
+      await expectSame(inputs, {deploysFile: fixture(scenario, 'deploys.json')})
+    }
+  })
+
+  it.each(SCENARIOS)('%s: the HTML report\'s detail, deploys inferred', async (scenario) => {
+    await expectSame([fixture(scenario, 'dd-events.ndjson')], {analysis: {...DEFAULT_OPTIONS, detail: true}})
+  })
+})
+
+describe('the parallel reader gives the plain path\'s report on a generated input of ~50k requests', () => {
+  const params = {seed: 7, durationSeconds: 2 * 3600, browsersPerMinute: 60, deploys: 5, firstDeployAtSeconds: 15 * 60, every: 20 * 60,
+    shellBytes: [1832, 1851, 1869, 1880, 1897, 1911], scanners: 2}
+  const requests: SimRequest[] = []
+  // Malformed records at known places: each path must count them alike, at the same lines.
+  const BAD = ['garbage that is no log line', '{"not": "closed"', '42', '\u0000\u0001binary', '   ', '[]', '{"data": []}']
+  const withBad = (lines: string[]): string[] => lines.flatMap((l, i) => (i % 997 === 5 ? [l, BAD[(i / 997) % BAD.length | 0] as string] : [l]))
+
+  beforeAll(() => {
+    for (const r of simulateIter(params)) {
+      requests.push(r)
+      if (requests.length >= 50_000) break
+    }
+  })
+
+  const FORMATS: [string, (r: SimRequest) => string][] = [
+    ['ingress', (r) => ingressLine(r, DEFAULT_CONTEXT)],
+    ['dd-ndjson', (r) => ddEventLine(r)],
+    ['dd-unparsed', (r) => ddUnparsedLine(r)],
+    ['nginx-json', (r) => nginxJsonLine(r, DEFAULT_CONTEXT)],
+  ]
+
+  it.each(FORMATS)('%s: as written, newest-first, interleaved, and shuffled within each second', async (name, line) => {
+    expect(requests.length).toBe(50_000)
+    const lines = withBad(requests.map(line))
+    // Windows line ends and a byte-order mark on the first line, which only line 1 may carry.
+    const crlf = join(tmp, `${name}-crlf`)
+    writeFileSync(crlf, `\uFEFF${lines.join('\r\n')}\r\n`)
+    const report = await expectSame([crlf])
+    expect(report.input.skipped.total).toBeGreaterThan(0)
+    expect(report.totals.failedRequests).toBeGreaterThan(0)
+    for (const {inputs} of orders(name, lines)) await expectSame(inputs)
+    // Within a second the order is free: a deterministic shuffle of each second's requests.
+    const bySecond = new Map<number, string[]>()
+    requests.forEach((r, i) => {
+      const s = Math.floor(r.time / 1000)
+      bySecond.set(s, [...(bySecond.get(s) ?? []), line(requests[i] as SimRequest)])
+    })
+    const shuffled = [...bySecond.values()].flatMap((g) => g.map((l, i) => [((i * 7919) % 13) + i / 1000, l] as const).sort((a, b) => a[0] - b[0]).map(([, l]) => l))
+    await expectSame([writeLines(`${name}-shuffled`, shuffled)])
+  })
+
+  it('Log Explorer CSV, newest-first (sorted in runs spilled to disk)', async () => {
+    const rows = requests.slice(0, 20_000).reverse().map((r) => explorerCsvRow(r))
+    await expectSame([writeLines('explorer-newest.csv', [EXPLORER_HEADER.join(','), ...rows])])
+  })
+})
+
+describe('parallel reading fails safely', () => {
+  it('a worker that dies fails the run with a SourceError (exit 3), never a hang', async () => {
+    const broken = new ParsePool(1, join(ROOT, 'test', 'helpers', 'failing-worker.js'))
+    try {
+      await expect(analyze({
+        inputs: [fixture('quiet', 'ingress.log')], normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000,
+        parallel: {pool: broken, chunkBytes: 4096, minFileBytes: 0, helpOnMain: false},
+      })).rejects.toThrow(SourceError)
+      await expect(broken.parse({path: fixture('quiet', 'ingress.log'), start: 0, end: 10, size: 10}, DEFAULT_NORMALIZE)).rejects.toThrow(/parsing worker/)
+    } finally {
+      await broken.close()
+    }
+  })
+
+  it('a file that disappears while it is read fails the run with a SourceError', async () => {
+    const path = writeLines('vanishing.log', linesOf(fixture('quiet', 'ingress.log')))
+    const size = readFileSync(path).length
+    rmSync(path)
+    await expect(pool.parse({path, start: 0, end: size, size}, DEFAULT_NORMALIZE)).rejects.toThrow(SourceError)
+  })
+})

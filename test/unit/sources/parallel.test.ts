@@ -1,0 +1,110 @@
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {Readable} from 'node:stream'
+import type {AccessEvent} from '../../../src/model/access-event'
+import {readLineRange} from '../../../src/sources/file/line-range'
+import {lines} from '../../../src/sources/file/lines'
+import {decodeEvents, encodeEvents, ENCODED_STRING_FIELDS} from '../../../src/sources/parallel/event-codec'
+import {type KeyedAccessEvent, sessionKey} from '../../../src/util/session-key'
+
+const dir = mkdtempSync(join(tmpdir(), 'skewscan-parallel-unit-'))
+
+describe('event codec', () => {
+  // Strings a log can hold: empty, non-ASCII, Latin-1 only, astral, lone surrogates, NUL.
+  const STRINGS = ['', 'GET', '/_build/app.js', 'ünïcödé', 'é', 'ÿ', '日本語', '😀', '\ud800', 'x\udfffy', '\u0000nul',
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36']
+  const FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'version', 'contentType', 'service', 'host', 'id'] as const
+  let seed = 11
+  const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)] as T
+
+  function randomEvent(line: number): AccessEvent {
+    const e: Record<string, unknown> = {
+      time: Math.floor(random() * 2e12) + pick([0, 0.5]), resolutionMs: pick([1, 1000]), status: pick([200, 304, 404, 999]),
+      bytes: pick([0, 1832, 2 ** 50 + 1]), location: {file: 'ignored', line},
+    }
+    for (const f of FIELDS) {
+      const required = f === 'method' || f === 'path' || f === 'clientIp' || f === 'userAgent'
+      if (required || random() < 0.6) e[f] = pick(STRINGS) + (random() < 0.3 ? String(line % 7) : '')
+    }
+    return e as unknown as AccessEvent
+  }
+
+  it('gives back every field of every event exactly, and its session key', () => {
+    for (let round = 0; round < 40; round++) {
+      const events = Array.from({length: Math.floor(random() * 60)}, (_, i) => randomEvent(i + 1))
+      const decoded = decodeEvents(encodeEvents(events), 'a file.log', 1000)
+      expect(decoded).toHaveLength(events.length)
+      decoded.forEach((d, i) => {
+        const e = events[i] as AccessEvent
+        for (const f of [...FIELDS, 'time', 'resolutionMs', 'status', 'bytes'] as const) expect(d[f]).toBe(e[f])
+        expect(d.location).toEqual({file: 'a file.log', line: e.location.line + 1000})
+        expect((d as KeyedAccessEvent).sessionKey).toBe(sessionKey(e))
+      })
+    }
+    expect(ENCODED_STRING_FIELDS).toEqual([...FIELDS, 'sessionKey'])
+  })
+
+  it('shares one string per distinct value in a batch', () => {
+    const events = Array.from({length: 50}, (_, i) => ({...randomEvent(i + 1), userAgent: `agent ${i % 2}`}))
+    const decoded = decodeEvents(encodeEvents(events), 'f')
+    expect(decoded[0]?.userAgent).toBe('agent 0')
+    const agents = new Set(decoded.map((d) => d.userAgent))
+    expect(agents.size).toBe(2)
+  })
+})
+
+describe('reading a file as byte ranges', () => {
+  /** The streaming reader's view of the same bytes: the reference the ranges must reproduce. */
+  async function streamed(content: Buffer, maxLength: number): Promise<{text: string; tooLong: boolean}[]> {
+    const out: {text: string; tooLong: boolean}[] = []
+    let first = true
+    for await (const batch of lines(Readable.from([content]), maxLength)) {
+      for (const l of batch) {
+        // The file reader drops the byte-order mark of line 1 (restOf); the range reader does it itself.
+        const text = first && !l.tooLong ? l.text.replace(/^\uFEFF/, '') : l.text
+        first = false
+        out.push({text, tooLong: l.tooLong === true})
+      }
+    }
+    return out
+  }
+
+  function ranged(path: string, size: number, chunk: number, maxLength: number): {text: string; tooLong: boolean; line: number}[] {
+    const out: {text: string; tooLong: boolean; line: number}[] = []
+    let offset = 0
+    for (let start = 0; start < size; start += chunk) {
+      const n = readLineRange({path, start, end: Math.min(size, start + chunk), size}, maxLength, (text, line, tooLong) => {
+        out.push({text, tooLong, line: line + offset})
+      })
+      offset += n
+    }
+    return out
+  }
+
+  const CASES: [string, string | Buffer][] = [
+    ['plain lines', 'one\ntwo\nthree\n'],
+    ['no newline at the end', 'one\ntwo\nthree'],
+    ['blank lines and CRLF', '\n\r\na\r\n\r\n  \nb\r\nc'],
+    ['a byte-order mark on line 1 only', '\uFEFFfirst\n\uFEFFsecond\n'],
+    ['multi-byte characters', 'ünï\n日本語 and more text here\n😀😀😀\n'],
+    ['lines longer than the limit', `short\n${'x'.repeat(300)}\nmid\n${'y'.repeat(120)}\r\n${'z'.repeat(500)}`],
+    ['invalid UTF-8', Buffer.from([0x61, 0xff, 0x0a, 0xc3, 0x0a, 0x62, 0x0a])],
+    ['only newlines', '\n\n\n'],
+    ['a single line', 'alone'],
+  ]
+
+  it.each(CASES)('%s: every cut into ranges gives the lines the streaming reader gives, numbered alike', async (name, content) => {
+    const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content)
+    const path = join(dir, name.replace(/\W+/g, '-'))
+    writeFileSync(path, bytes)
+    const maxLength = 100
+    const want = await streamed(bytes, maxLength)
+    for (const chunk of [1, 2, 3, 5, 7, 16, 64, 1000]) {
+      const got = ranged(path, bytes.length, chunk, maxLength)
+      expect(got.map(({text, tooLong}) => ({text, tooLong}))).toEqual(want)
+      expect(got.map((l) => l.line)).toEqual(want.map((_, i) => i + 1))
+    }
+  })
+})
