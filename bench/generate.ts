@@ -1,7 +1,7 @@
 /**
  * Deterministic benchmark inputs, written once into bench/out/ (git-ignored; nothing large is
- * committed): Datadog NDJSON of 200k and 2M events, 1M ingress-nginx lines, and a newest-first
- * copy of the 200k file. The traffic is the fixture simulator's: a busy site with a rolling deploy
+ * committed): Datadog NDJSON of 200k and 2M events and 1M ingress-nginx lines (run.ts adds a
+ * newest-first copy of the 200k file). The traffic is the fixture simulator's: a busy site with a rolling deploy
  * every 30 minutes, so the analysis has real work (page loads, fallback hits, incidents).
  */
 import {createWriteStream, existsSync, mkdirSync, statSync} from 'node:fs'

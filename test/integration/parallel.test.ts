@@ -28,6 +28,9 @@ const LINE_FILES = ['ingress.log', 'nginx-combined.log', 'nginx-json.log', 'dd-e
 const tmp = mkdtempSync(join(tmpdir(), 'skewscan-parallel-'))
 let pool: ParsePool
 
+
+// Generated inputs of 50k requests, read in four orders by two paths: bounded, but slow on a busy 2-core CI machine.
+jest.setTimeout(240_000)
 beforeAll(() => {
   pool = new ParsePool(2)
 })
