@@ -11,7 +11,7 @@ import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine} from './line-range'
 import {openInput, plainFileSize} from './open'
-import {isBinary, normalizeObject, recordsOf} from './records'
+import {isBinary, normalizeObject, NOT_JSON, parseJson, recordsOf} from './records'
 import {type ParallelReading, parallelLineBatches} from '../parallel/parallel-lines'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
@@ -233,21 +233,13 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
 }
 
 function parses(text: string): boolean {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
+  return parseJson(text) !== NOT_JSON
 }
 
 /** A line that is a whole JSON value holding at least one record (an empty page does not count). */
 function parsesAsRecords(text: string): boolean {
-  try {
-    return recordsOf(JSON.parse(text)).length > 0
-  } catch {
-    return false
-  }
+  const value = parseJson(text)
+  return value !== NOT_JSON && recordsOf(value).length > 0
 }
 
 async function* restOf(head: Line[], it: AsyncIterator<Line[]> | undefined): AsyncGenerator<Line[]> {

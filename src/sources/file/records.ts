@@ -67,12 +67,18 @@ function isJsonScalar(text: string): boolean {
   if (t === 'null' || t === 'true' || t === 'false') return true
   // A number has no space; an access line always has some (most lines stop here).
   if (t.indexOf(' ') === -1 && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(t)) return true
-  if (!(t.length >= 2 && t.startsWith('"') && t.endsWith('"'))) return false
+  return t.length >= 2 && t.startsWith('"') && t.endsWith('"') && parseJson(t) !== NOT_JSON
+}
+
+/** Returned by parseJson for text that is not JSON (undefined cannot be, JSON has no such value). */
+export const NOT_JSON: unique symbol = Symbol('not JSON')
+
+/** The value of a JSON text, or NOT_JSON: one place that turns a parse error into a value. */
+export function parseJson(text: string): unknown {
   try {
-    JSON.parse(t)
-    return true
+    return JSON.parse(text) as unknown
   } catch {
-    return false
+    return NOT_JSON
   }
 }
 
