@@ -5,22 +5,24 @@ import {assetMatcher} from './asset-patterns'
 import {type Build, BuildTracker, buildId} from './builds'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent} from '../util/session-key'
-import {IdSet} from './id-set'
 import {IncidentClusterer, incidentId, PageLoadTimeline} from './incidents'
 import type {AnalysisOptions} from './options'
 import {TrafficHistogram} from './traffic'
 import {type Outcome, summarize} from './summarize'
 import {MAX_PAGE_REQUESTS, type PageLoad, refererPath, SessionTracker} from './sessions'
 
+/** A user hit by at least one failure, kept for the whole run (so kept small). */
 export interface AffectedSession {
   key: string
   clientIp: string
   userAgent: string
   firstFailure: number
   lastFailure: number
-  pageLoads: IdSet
+  /** Page loads of this user that broke (a page load belongs to one user: counted at its first failure). */
+  brokenPageLoads: number
   failedRequests: number
-  incidents: IdSet
+  /** Indexes of the incidents that hit the user, in the order they did. */
+  incidents: number[]
 }
 
 /**
@@ -36,7 +38,7 @@ export interface AffectedSession {
 export class Analyzer {
   readonly builds: BuildTracker
   readonly sessions: SessionTracker
-  readonly clusterer: IncidentClusterer
+  readonly clusterer: IncidentClusterer<AffectedSession>
   readonly timeline = new PageLoadTimeline()
   readonly traffic = new TrafficHistogram(10_000)
   readonly affected = new Map<string, AffectedSession>()
@@ -76,7 +78,7 @@ export class Analyzer {
   ) {
     this.builds = new BuildTracker(options.lengthTolerance)
     this.sessions = new SessionTracker(options.horizonMs)
-    this.clusterer = new IncidentClusterer(options.incidentGapMs)
+    this.clusterer = new IncidentClusterer<AffectedSession>(options.incidentGapMs, options.detail === true)
     this.isAsset = assetMatcher(options.assetPatterns)
     this.shellPaths = new Set(options.shellPaths)
     this.detail = options.detail === true
@@ -302,20 +304,27 @@ export class Analyzer {
       // Kept for the whole run: copied off the read buffer they were cut from (see detach).
       user = {
         key: detach(key), clientIp: detach(e.clientIp), userAgent: this.keep(e.userAgent), firstFailure: e.time, lastFailure: e.time,
-        pageLoads: new IdSet(), failedRequests: 0, incidents: new IdSet(),
+        brokenPageLoads: 0, failedRequests: 0, incidents: [],
       }
       this.affected.set(user.key, user)
     }
     if (pl.failures === 0) [pl.path, pl.session, pl.service] = [detach(pl.path), user.key, detach(pl.service)]
-    const inc = this.clusterer.add(pl.service, e.time, user.key, pl, reason, direction)
+    const inc = this.clusterer.incidentAt(pl.service, e.time)
+    const newUser = !user.incidents.includes(inc.index)
+    // concat: an array of exactly the size needed (nearly every user is hit by one incident).
+    if (newUser) user.incidents = user.incidents.concat(inc.index)
+    const newPageLoad = pl.lastIncident !== inc.index
+    pl.lastIncident = inc.index
+    this.clusterer.add(inc, e.time, newUser ? user : undefined, newPageLoad ? pl : undefined, reason, direction)
     if (this.detail) this.traffic.failure(pl.service, e.time)
     this.sessions.touch(key, pl, e.time)
-    if (pl.failures++ === 0) this.brokenPageLoads++
+    if (pl.failures++ === 0) {
+      this.brokenPageLoads++
+      user.brokenPageLoads++
+    }
     this.failedRequests++
     user.lastFailure = e.time
-    user.pageLoads.add(pl.id)
     user.failedRequests++
-    user.incidents.add(inc.index)
     this.onFailure?.({
       time: new Date(e.time).toISOString(), reason, direction, method: e.method, path: e.path, status: e.status,
       bytes: e.bytes, session: key, clientIp: e.clientIp, userAgent: e.userAgent, service: pl.service || null,

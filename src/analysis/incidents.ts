@@ -1,14 +1,43 @@
 import type {Direction, FailureReason} from '../model/report'
+import type {Build} from './builds'
 import type {PageLoad} from './sessions'
 
+/**
+ * The page loads an incident broke, each once, as columns: their ids, start times and builds are all
+ * the report needs, and a page load object kept per entry for the whole run would cost several times
+ * as much. The objects themselves are kept only for the HTML report's waterfalls (`keep`).
+ */
+export class BrokenPageLoads {
+  readonly ids: number[] = []
+  readonly times: number[] = []
+  readonly builds: (Build | undefined)[] = []
+  readonly kept: PageLoad[] | undefined
+
+  constructor(keep: boolean) {
+    this.kept = keep ? [] : undefined
+  }
+
+  add(pl: PageLoad): void {
+    this.ids.push(pl.id)
+    this.times.push(pl.time)
+    this.builds.push(pl.build)
+    this.kept?.push(pl)
+  }
+
+  get size(): number {
+    return this.ids.length
+  }
+}
+
 /** Failures of one service clustered in time, as they accumulate. */
-export interface IncidentAccumulator {
+export interface IncidentAccumulator<U = unknown> {
   index: number
   service: string
   start: number
   end: number
-  sessions: Set<string>
-  pageLoads: Set<PageLoad>
+  /** The users hit, each once. */
+  users: U[]
+  pageLoads: BrokenPageLoads
   failedRequests: number
   byDirection: Record<Direction, number>
   byReason: Record<FailureReason, number>
@@ -22,30 +51,39 @@ export function emptyDirections(): Record<Direction, number> {
   return {oldPageNewPod: 0, newPageOldPod: 0, unknown: 0}
 }
 
-/** Clusters failures per service: a gap longer than `gapMs` closes an incident. */
-export class IncidentClusterer {
-  readonly incidents: IncidentAccumulator[] = []
-  private readonly open = new Map<string, IncidentAccumulator>()
+/**
+ * Clusters failures per service: a gap longer than `gapMs` closes an incident. The caller says
+ * whether the user and the page load are new to the incident (it knows cheaply: a page load belongs
+ * to one service, so its incidents come one after another).
+ */
+export class IncidentClusterer<U = unknown> {
+  readonly incidents: IncidentAccumulator<U>[] = []
+  private readonly open = new Map<string, IncidentAccumulator<U>>()
 
-  constructor(private readonly gapMs: number) {}
+  constructor(private readonly gapMs: number, private readonly keepPageLoads = false) {}
 
-  add(service: string, time: number, session: string, pl: PageLoad, reason: FailureReason, direction: Direction): IncidentAccumulator {
+  /** The incident a failure at `time` of `service` belongs to (opened when none is). */
+  incidentAt(service: string, time: number): IncidentAccumulator<U> {
     let inc = this.open.get(service)
     if (!inc || time - inc.end > this.gapMs) {
       inc = {
-        index: this.incidents.length, service, start: time, end: time, sessions: new Set(), pageLoads: new Set(),
+        index: this.incidents.length, service, start: time, end: time, users: [], pageLoads: new BrokenPageLoads(this.keepPageLoads),
         failedRequests: 0, byDirection: emptyDirections(), byReason: {fallback: 0, missing: 0, contentType: 0},
       }
       this.incidents.push(inc)
       this.open.set(service, inc)
     }
+    return inc
+  }
+
+  /** Counts a failure in `inc` (from incidentAt), with its user and page load when they are new to it. */
+  add(inc: IncidentAccumulator<U>, time: number, newUser: U | undefined, newPageLoad: PageLoad | undefined, reason: FailureReason, direction: Direction): void {
     inc.end = time
-    inc.sessions.add(session)
-    inc.pageLoads.add(pl)
+    if (newUser !== undefined) inc.users.push(newUser)
+    if (newPageLoad) inc.pageLoads.add(newPageLoad)
     inc.failedRequests++
     inc.byDirection[direction]++
     inc.byReason[reason]++
-    return inc
   }
 }
 
@@ -89,9 +127,9 @@ function lowerBound(a: number[], x: number): number {
   return lo
 }
 
-/** Page loads in [start, end] plus the broken ones that started outside it (stale tabs). */
-export function pageLoadsInWindow(timeline: PageLoadTimeline, service: string | undefined, start: number, end: number, broken: Iterable<PageLoad>): number {
+/** Page loads in [start, end] plus the broken ones that started outside it (stale tabs), given their start times. */
+export function pageLoadsInWindow(timeline: PageLoadTimeline, service: string | undefined, start: number, end: number, brokenTimes: Iterable<number>): number {
   let outside = 0
-  for (const pl of broken) if (pl.time < start || pl.time > end) outside++
+  for (const t of brokenTimes) if (t < start || t > end) outside++
   return timeline.count(service, start, end) + outside
 }

@@ -24,6 +24,8 @@ export interface PageLoad {
   build: Build | undefined
   lastActivity: number
   failures: number
+  /** The last incident it failed in (-1: none yet); its incidents come one after another. */
+  lastIncident: number
   /** The page's requests (shell first), only when the analysis keeps detail; capped. */
   requests?: PageRequest[]
 }
@@ -68,9 +70,10 @@ export class SessionTracker {
       this.lastKey = key
       this.lastSession = s
     }
-    const pl: PageLoad = {id: this.nextPageLoadId++, session: key, time, path, service, build, lastActivity: time, failures: 0}
-    s.pageLoads.push(pl)
-    if (s.pageLoads.length > MAX_PAGE_LOADS) s.pageLoads.shift()
+    const pl: PageLoad = {id: this.nextPageLoadId++, session: key, time, path, service, build, lastActivity: time, failures: 0, lastIncident: -1}
+    // concat makes an array of exactly the size needed (push reserves room for 16 more): most
+    // sessions hold one or two page loads, and there are as many sessions as users in the horizon.
+    s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? s.pageLoads.concat(pl) : [...s.pageLoads.slice(1), pl]
     s.lastSeen = Math.max(s.lastSeen, time)
     return pl
   }

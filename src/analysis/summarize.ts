@@ -1,6 +1,6 @@
 import type {DeclaredDeploy} from '../model/deploy'
 import type {AffectedUserReport, AnalysisReport, BuildReport, DeployReport, IncidentKind, IncidentReport, ReportDetails} from '../model/report'
-import type {Analyzer} from './analyzer'
+import type {AffectedSession, Analyzer} from './analyzer'
 import {buildId, mainVersion} from './builds'
 import {inferDeploys, resolveDeclared, type ResolvedDeploy} from './deploys'
 import {emptyDirections, type IncidentAccumulator, incidentId, pageLoadsInWindow} from './incidents'
@@ -23,11 +23,11 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
 
   const incidentReports: IncidentReport[] = incidents.map((inc, i) => {
     const {kind, deploy} = kinds[i] ?? {kind: 'unattributed' as const, deploy: undefined}
-    const pageLoads = pageLoadsInWindow(a.timeline, inc.service, inc.start, inc.end, inc.pageLoads)
+    const pageLoads = pageLoadsInWindow(a.timeline, inc.service, inc.start, inc.end, inc.pageLoads.times)
     return {
       id: incidentId(inc), kind, deployId: deploy ? deployId(deploys, deploy) : null, service: inc.service || null,
       start: iso(inc.start), end: iso(inc.end), windowSeconds: seconds(inc.end - inc.start),
-      affectedUsers: inc.sessions.size, affectedPageLoads: inc.pageLoads.size, pageLoads,
+      affectedUsers: inc.users.length, affectedPageLoads: inc.pageLoads.size, pageLoads,
       brokenShare: share(inc.pageLoads.size, pageLoads), failedRequests: inc.failedRequests,
       byDirection: {...inc.byDirection}, byReason: {...inc.byReason},
     }
@@ -35,13 +35,15 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
 
   const deployReports: DeployReport[] = deploys.map((d, di) => {
     const mine = incidents.filter((_, i) => kinds[i]?.deploy === d)
-    const sessions = new Set<string>()
-    const pageLoads = new Set<PageLoad>()
+    const users = new Set<AffectedSession>()
+    // The deploy's broken page loads (one may break in several of its incidents): their start times by id.
+    const pageLoads = new Map<number, number>()
     const byDirection = emptyDirections()
     let failedRequests = 0
     for (const inc of mine) {
-      for (const s of inc.sessions) sessions.add(s)
-      for (const pl of inc.pageLoads) pageLoads.add(pl)
+      for (const u of inc.users) users.add(u)
+      const {ids, times} = inc.pageLoads
+      for (let i = 0; i < ids.length; i++) pageLoads.set(ids[i] as number, times[i] as number)
       for (const k of Object.keys(byDirection) as (keyof typeof byDirection)[]) byDirection[k] += inc.byDirection[k]
       failedRequests += inc.failedRequests
     }
@@ -50,8 +52,8 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
       id: `D${di + 1}`, source: d.source, start: iso(d.start), end: iso(d.end), windowSeconds: seconds(d.end - d.start),
       fromBuild: buildId(d.from), toBuild: buildId(d.to),
       ...(service ? {service} : {}), ...(d.version ? {version: d.version} : {}), ...(d.description ? {description: d.description} : {}),
-      incidentIds: mine.map(incidentId), affectedUsers: sessions.size, affectedPageLoads: pageLoads.size,
-      pageLoads: pageLoadsInWindow(a.timeline, undefined, d.start - options.deployMarginMs, d.end + options.deployMarginMs, pageLoads),
+      incidentIds: mine.map(incidentId), affectedUsers: users.size, affectedPageLoads: pageLoads.size,
+      pageLoads: pageLoadsInWindow(a.timeline, undefined, d.start - options.deployMarginMs, d.end + options.deployMarginMs, pageLoads.values()),
       failedRequests, byDirection,
     }
   })
@@ -68,8 +70,8 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
     .sort((x, y) => y.failedRequests - x.failedRequests || x.firstFailure - y.firstFailure || (x.key < y.key ? -1 : 1))
     .map((u) => ({
       session: u.key, clientIp: u.clientIp, userAgent: u.userAgent, firstFailure: iso(u.firstFailure),
-      lastFailure: iso(u.lastFailure), brokenPageLoads: u.pageLoads.size, failedRequests: u.failedRequests,
-      incidentIds: u.incidents.values().sort((x, y) => x - y).map((i) => `I${i + 1}`),
+      lastFailure: iso(u.lastFailure), brokenPageLoads: u.brokenPageLoads, failedRequests: u.failedRequests,
+      incidentIds: [...u.incidents].sort((x, y) => x - y).map((i) => `I${i + 1}`),
     }))
 
   return {
@@ -83,7 +85,7 @@ export function summarize(a: Analyzer, declared: readonly DeclaredDeploy[], opti
 function details(a: Analyzer, incidents: readonly IncidentAccumulator[]): ReportDetails {
   const pageLoads = new Map<PageLoad, Set<number>>()
   for (const inc of incidents) {
-    for (const pl of inc.pageLoads) {
+    for (const pl of inc.pageLoads.kept ?? []) {
       let ids = pageLoads.get(pl)
       if (!ids) pageLoads.set(pl, (ids = new Set()))
       ids.add(inc.index)
@@ -121,7 +123,7 @@ function classify(inc: IncidentAccumulator, deploys: readonly ResolvedDeploy[], 
   const overlapping = candidates.find((d) => inc.start <= d.end + marginMs && inc.end >= d.start - marginMs)
   if (overlapping) return {kind: 'rollout', deploy: overlapping}
   const before = candidates.filter((d) => d.end + marginMs < inc.start).at(-1)
-  const pageBuilds = [...inc.pageLoads].map((pl) => pl.build)
+  const pageBuilds = inc.pageLoads.builds
   const retired = pageBuilds.length > 0 && pageBuilds.every((b) => b !== undefined && b.lastSeen < inc.start)
   if (before && retired) return {kind: 'stale-client', deploy: before}
   return {kind: 'unattributed', deploy: undefined}

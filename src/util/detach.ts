@@ -4,6 +4,7 @@
  * keeps the line alive too. Only strings kept past the horizon need this.
  */
 export function detach(s: string): string {
-  // Concatenating flattens into a new string; slicing that keeps only the new, short one alive.
-  return s.length === 0 ? '' : (' ' + s).slice(1)
+  // A short slice (under 13 characters) is a copy; a longer one would be a view of the string it
+  // was cut from, which JSON.parse's fresh string is not.
+  return s.length < 13 ? (' ' + s).slice(1) : (JSON.parse(JSON.stringify(s)) as string)
 }

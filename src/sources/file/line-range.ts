@@ -97,8 +97,17 @@ export function readLineRange(range: LineRange, maxLength: number, onLine: (text
   }
 }
 
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length)
+/**
+ * The buffer ranges are read into, kept for the next range: a range's lines are decoded into
+ * strings of their own, so its bytes are not needed once it is parsed. A fresh megabyte per range
+ * would pile up outside the heap until the garbage collector next ran (tens of megabytes).
+ */
+let scratch: Buffer | undefined
+
+/** `length` bytes at `position`, in the scratch buffer (valid until the next call) or, with `fresh`, a buffer of their own. */
+function readAt(fd: number, position: number, length: number, fresh = false): Buffer {
+  if (!fresh && (!scratch || scratch.length < length)) scratch = Buffer.allocUnsafe(Math.max(length, 1024 * 1024))
+  const buf = fresh ? Buffer.allocUnsafe(length) : (scratch as Buffer).subarray(0, length)
   let got = 0
   while (got < length) {
     const n = readSync(fd, buf, got, length - got, position + got)
@@ -114,7 +123,7 @@ function readTail(fd: number, head: Buffer, position: number, size: number, maxL
   const parts: Buffer[] = [Buffer.from(overflow ? head.subarray(0, TOO_LONG_KEPT) : head)]
   let total = head.length
   while (position < size) {
-    const block = readAt(fd, position, Math.min(TAIL_BLOCK, size - position))
+    const block = readAt(fd, position, Math.min(TAIL_BLOCK, size - position), true)
     if (block.length === 0) break
     position += block.length
     const nl = block.indexOf(10)

@@ -107,4 +107,18 @@ describe('reading a file as byte ranges', () => {
       expect(got.map((l) => l.line)).toEqual(want.map((_, i) => i + 1))
     }
   })
+
+  it('a line read on far past its range (several blocks) comes back whole, and the next range reads its own bytes', async () => {
+    // Each range is read into one reused buffer; the end of a line that runs past its range is read
+    // in blocks of its own. A block read into the reused buffer would overwrite the line's start.
+    const long = Array.from({length: 12_000}, (_, i) => `segment ${i};`).join('')
+    const bytes = Buffer.from(`first\n${long}\nmiddle\n${long.split('').reverse().join('')}\nlast\n`)
+    const path = join(dir, 'very-long-lines')
+    writeFileSync(path, bytes)
+    const want = await streamed(bytes, 1_000_000)
+    expect(want.map((l) => l.text.length)).toEqual([5, long.length, 6, long.length, 4])
+    for (const chunk of [10, 4096, 70_000, 300_000]) {
+      expect(ranged(path, bytes.length, chunk, 1_000_000).map(({text, tooLong}) => ({text, tooLong}))).toEqual(want)
+    }
+  })
 })
