@@ -120,8 +120,9 @@ export class SessionTracker {
     if (now - this.lastSweep < this.horizonMs / 8) return
     this.lastSweep = now
     this.lastKey = this.lastSession = undefined
-    for (const [key, s] of this.sessions) {
-      if (now - s.lastSeen > this.horizonMs) this.sessions.delete(key)
+    // values(), not entries: no [key, value] array per session and sweep (a session knows its key).
+    for (const s of this.sessions.values()) {
+      if (now - s.lastSeen > this.horizonMs) this.sessions.delete(s.key)
       else if (this.anyExpired(s.pageLoads, now)) s.pageLoads = s.pageLoads.filter((pl) => now - pl.lastActivity <= this.horizonMs)
     }
   }
