@@ -12,7 +12,7 @@ import {createInterface} from 'node:readline'
 import {generate, OUT} from './generate'
 
 const ROOT = join(__dirname, '..')
-/** The installed CLI, started through its #! line as a user's shell does (it sets node's heap options). */
+/** The installed CLI, started through its #! line as a user's shell starts it. */
 const RUN = join(ROOT, 'bin', 'run.js')
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3)

@@ -1,8 +1,4 @@
-#!/usr/bin/env -S node --max-old-space-size=2000
-// The old-generation cap is V8's switch between heap-growth policies, not a limit a run comes near
-// (one holds tens of megabytes): when the old generation may reach 2 GB or more (V8's default on a
-// machine with more than ~16 GB of memory) V8 lets the heap grow to up to 4x its live data between
-// full collections, below that to about 2x. Runs then peak at about the same size on every machine.
+#!/usr/bin/env node
 // The installed CLI. The command list comes from dist/oclif.manifest.json, written by the build next
 // to the code it describes, so start-up loads only the command that runs (without it oclif requires
 // every command module first). No manifest, or one of another version: oclif finds the commands itself.

@@ -276,7 +276,7 @@ export class Analyzer {
       return // a revalidated shell (304) still starts a page load, of a build we cannot tell
     }
     const service = e.service ?? ''
-    const pl = this.sessions.startPageLoad(key, e.clientIp, e.userAgent, e.time, e.path, service, build)
+    const pl = this.sessions.startPageLoad(key, e.time, e.path, service, build)
     if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
     this.timeline.add(service, e.time)
     if (this.detail) this.traffic.pageLoad(service, e.time)

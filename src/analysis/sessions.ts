@@ -35,8 +35,6 @@ export const MAX_PAGE_REQUESTS = 40
 
 export interface Session {
   key: string
-  clientIp: string
-  userAgent: string
   /** Newest last; bounded by MAX_PAGE_LOADS. */
   pageLoads: PageLoad[]
   lastSeen: number
@@ -62,10 +60,10 @@ export class SessionTracker {
     return this.sessions.size
   }
 
-  startPageLoad(key: string, clientIp: string, userAgent: string, time: number, path: string, service: string, build: Build | undefined): PageLoad {
+  startPageLoad(key: string, time: number, path: string, service: string, build: Build | undefined): PageLoad {
     let s = this.session(key)
     if (!s) {
-      s = {key, clientIp, userAgent, pageLoads: [], lastSeen: time}
+      s = {key, pageLoads: [], lastSeen: time}
       this.sessions.set(key, s)
       this.lastKey = key
       this.lastSession = s
