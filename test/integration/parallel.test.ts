@@ -1,11 +1,13 @@
 /**
- * The fast paths (plain line files read as byte ranges by worker threads, events handed over
- * packed, out-of-order sources sorted in runs spilled to disk) must give exactly the report of the
+ * The fast paths (plain line files read as byte ranges by worker threads, gzip line files streamed
+ * to them, events handed over packed, out-of-order sources sorted in runs spilled to disk) must
+ * give exactly the report of the
  * plain single-thread path: on every fixture in every format and order, and on a generated input
  * of ~50k requests (with malformed lines mixed in) in several formats and orders, newest-first
  * included. Ranges are kept tiny here so that files are cut into many of them; nothing is timed.
  */
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {gzipSync} from 'node:zlib'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {analyze, type AnalyzeRequest} from '../../src/app/analyze'
@@ -57,7 +59,7 @@ async function run(inputs: string[], mode: 'plain' | 'parallel', extra: Partial<
     ...(mode === 'plain'
       ? {parallel: false}
       // Tiny ranges and sorted runs: files are cut into many ranges, and sorting spills to disk.
-      : {parallel: {pool, chunkBytes: 3000, minFileBytes: 0}, spill: {runEvents: 700, frameEvents: 128, fanIn: 4}}),
+      : {parallel: {pool, chunkBytes: 3000, minFileBytes: 0, minGzipBytes: 0}, spill: {runEvents: 700, frameEvents: 128, fanIn: 4}}),
   })
   return {report, failures, notices}
 }
@@ -140,6 +142,15 @@ describe('the parallel reader gives the plain path\'s report on a generated inpu
     expect(report.input.skipped.total).toBeGreaterThan(0)
     expect(report.totals.failedRequests).toBeGreaterThan(0)
     for (const {inputs} of orders(name, lines)) await expectSame(inputs)
+    // Gzip: streamed to the workers in batches of lines; and cut off mid-stream (truncated-input,
+    // after the records before the cut).
+    const gz = gzipSync(readFileSync(crlf))
+    writeFileSync(join(tmp, `${name}-crlf.gz`), gz)
+    expect((await expectSame([join(tmp, `${name}-crlf.gz`)])).input.records).toBe(report.input.records)
+    writeFileSync(join(tmp, `${name}-cut.gz`), gz.subarray(0, Math.floor(gz.length * 0.6)))
+    const cut = await expectSame([join(tmp, `${name}-cut.gz`)])
+    expect(cut.input.skipped.byReason['truncated-input']).toBe(1)
+    expect(cut.input.records).toBeGreaterThan(report.input.records / 3)
     // Within a second the order is free: a deterministic shuffle of each second's requests.
     const bySecond = new Map<number, string[]>()
     requests.forEach((r, i) => {

@@ -10,9 +10,9 @@ import {csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
 import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine} from './line-range'
-import {openInput, plainFileSize} from './open'
+import {gzipFileSize, openInput, plainFileSize} from './open'
 import {isBinary, normalizeObject, NOT_JSON, parseJson, recordsOf} from './records'
-import {type ParallelReading, parallelLineBatches} from '../parallel/parallel-lines'
+import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
 
@@ -36,14 +36,14 @@ export const ACCEPTED_FORMATS = [
 export class FileSource implements RecordSource {
   readonly stats: SourceStats
 
-  /** `parallel`: read large plain line files as byte ranges in worker threads (see parallel-lines). */
+  /** `parallel`: large line files are parsed in worker threads: plain ones read as byte ranges, gzip ones streamed (see parallel-lines). */
   constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions, private readonly parallel?: ParallelReading) {
     this.stats = {file: displayName, format: 'unknown', records: 0, skipped: 0}
   }
 
   async *batches(): AsyncGenerator<SourceBatch> {
-    const stream = await openInput(this.path, this.displayName)
-    const it = lines(stream, MAX_LINE)[Symbol.asyncIterator]()
+    const input = await openInput(this.path, this.displayName)
+    const it = lines(input.chunks, MAX_LINE)[Symbol.asyncIterator]()
     try {
       // Look at the first lines (at most ~256 KB of them) to tell the format.
       const head: Line[] = []
@@ -66,12 +66,14 @@ export class FileSource implements RecordSource {
         this.stats.format = format
         const size = format === 'lines' && this.parallel && !cut ? await plainFileSize(this.path) : undefined
         if (size !== undefined && this.parallel && size >= this.parallel.minFileBytes) {
-          stream.destroy()
+          input.close()
           yield* this.rangeBatches(size, this.parallel)
           return
         }
         const rest = restOf(head, cut ? undefined : it)
-        if (format === 'csv') yield* this.csvBatches(rest)
+        const gzip = format === 'lines' && this.parallel && !cut && size === undefined ? await gzipFileSize(this.path) : undefined
+        if (gzip !== undefined && this.parallel && gzip >= this.parallel.minGzipBytes) yield* this.counted(streamedLineBatches(rest, this.displayName, this.opts, this.parallel))
+        else if (format === 'csv') yield* this.csvBatches(rest)
         else if (format === 'json-documents') yield* this.documentBatches(rest)
         else yield* this.lineBatches(rest)
       }
@@ -80,7 +82,7 @@ export class FileSource implements RecordSource {
       if (!(error instanceof StreamCut)) throw error
       yield this.batchOf([], [this.reject('truncated-input', error.line, `input ends early: ${error.message}`)])
     } finally {
-      stream.destroy()
+      input.close()
     }
   }
 
@@ -98,8 +100,13 @@ export class FileSource implements RecordSource {
   }
 
   /** A plain line file read as byte ranges by worker threads, in file order. */
-  private async *rangeBatches(size: number, parallel: ParallelReading): AsyncGenerator<SourceBatch> {
-    for await (const batch of parallelLineBatches(this.path, this.displayName, size, this.opts, parallel)) {
+  private rangeBatches(size: number, parallel: ParallelReading): AsyncGenerator<SourceBatch> {
+    return this.counted(parallelLineBatches(this.path, this.displayName, size, this.opts, parallel))
+  }
+
+  /** Batches the workers parsed, counted into the file's figures. */
+  private async *counted(batches: AsyncIterable<SourceBatch>): AsyncGenerator<SourceBatch> {
+    for await (const batch of batches) {
       this.stats.records += batch.events.length + batch.rejections.length
       this.stats.skipped += batch.rejections.length
       yield batch

@@ -154,6 +154,30 @@ export interface ParsedRange {
 
 /** Reads and normalises the lines of a range (see readLineRange), packing each event as it comes. */
 export function parseLineRange(range: LineRange, opts: NormalizeOptions): ParsedRange {
+  return packing(opts, (take) => readLineRange(range, MAX_LINE, take))
+}
+
+/**
+ * Lines already split (and numbered) by a streaming reader, as a worker gets them from a gzip file:
+ * normalised and packed like a range's. `tooLong` lists the indexes of the lines cut short.
+ */
+export interface LineBatch {
+  texts: string[]
+  numbers: number[]
+  tooLong: number[]
+}
+
+/** Normalises and packs a batch of lines; `lines` is the batch's size (its numbers are the file's own). */
+export function parseLines(batch: LineBatch, opts: NormalizeOptions): ParsedRange {
+  return packing(opts, (take) => {
+    const long = new Set(batch.tooLong)
+    batch.texts.forEach((text, i) => take(text, batch.numbers[i] as number, long.has(i)))
+    return batch.texts.length
+  })
+}
+
+/** Runs `read`, which hands each line to `take`, and packs what the lines hold. */
+function packing(opts: NormalizeOptions, read: (take: (text: string, line: number, tooLong: boolean) => void) => number): ParsedRange {
   const packer = new EventPacker()
   const rejections: ParsedRange['rejections'] = []
   const sink: LineSink = {
@@ -162,6 +186,6 @@ export function parseLineRange(range: LineRange, opts: NormalizeOptions): Parsed
       rejections.push(detail ? {reason, line, detail} : {reason, line})
     },
   }
-  const lines = readLineRange(range, MAX_LINE, (text, line, tooLong) => takeLine(text, line, tooLong, opts, sink))
+  const lines = read((text, line, tooLong) => takeLine(text, line, tooLong, opts, sink))
   return {buffer: packer.finish(), rejections, lines}
 }

@@ -1,5 +1,3 @@
-import type {Readable} from 'node:stream'
-
 /** Longest line kept; a one-line API page of 1000 events is about 1-2 MB. */
 export const MAX_LINE = 16 * 1024 * 1024
 
@@ -24,7 +22,7 @@ export class StreamCut extends Error {
  * then keep only that line alive, not the whole read buffer, so what the analysis holds stays
  * proportional to the sessions it tracks. A line longer than `maxLength` is cut short and flagged.
  */
-export async function* lines(stream: Readable, maxLength: number): AsyncGenerator<Line[]> {
+export async function* lines(stream: AsyncIterable<Buffer>, maxLength: number): AsyncGenerator<Line[]> {
   let pending: Buffer[] = []
   let pendingBytes = 0
   let overflow = false
@@ -40,7 +38,7 @@ export async function* lines(stream: Readable, maxLength: number): AsyncGenerato
   }
   try {
     for await (const chunk of stream) {
-      const buf = chunk as Buffer
+      const buf = chunk
       const out: Line[] = []
       let start = 0
       let nl = buf.indexOf(10)

@@ -1,4 +1,4 @@
-import {plainFileSize} from '../file/open'
+import {gzipFileSize, plainFileSize} from '../file/open'
 import {type ParallelReading} from './parallel-lines'
 import {defaultWorkers, ParsePool} from './parse-pool'
 
@@ -12,12 +12,16 @@ export interface ParallelOptions {
   minFileBytes?: number
   /** Parse ranges on the main thread too while it waits for the workers (default true). */
   helpOnMain?: boolean
+  /** Gzip line files smaller than this, compressed, are parsed on the main thread alone (default 4 MiB). */
+  minGzipBytes?: number
   /** A pool to use, left open for the caller to close (runs then share workers); else one is started per run. */
   pool?: ParsePool
 }
 
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024
 export const DEFAULT_MIN_FILE_BYTES = 32 * 1024 * 1024
+/** About the same amount of text as DEFAULT_MIN_FILE_BYTES: logs compress some eight to ten times. */
+export const DEFAULT_MIN_GZIP_BYTES = 4 * 1024 * 1024
 
 /** The parallel reading a run uses (none for `false`), and how to stop its workers afterwards. */
 export function openParallel(opts: ParallelOptions | false | undefined): {reading: ParallelReading | undefined; close: () => Promise<void>} {
@@ -30,15 +34,16 @@ export function openParallel(opts: ParallelOptions | false | undefined): {readin
     minFileBytes: opts?.minFileBytes ?? DEFAULT_MIN_FILE_BYTES,
     inFlight: pool.capacity + 8,
     helpOnMain: opts?.helpOnMain ?? true,
+    minGzipBytes: opts?.minGzipBytes ?? DEFAULT_MIN_GZIP_BYTES,
   }
   return {reading, close: async () => own?.close()}
 }
 
-/** Starts the workers early when a plain input is large enough to be read by them (they take a while to boot). */
+/** Starts the workers early when an input is large enough to be read by them (they take a while to boot). */
 export async function warmFor(paths: readonly string[], reading: ParallelReading | undefined): Promise<void> {
   if (!reading) return
   for (const path of paths) {
     const size = await plainFileSize(path)
-    if (size !== undefined && size >= reading.minFileBytes) return reading.pool.warm()
+    if (size !== undefined ? size >= reading.minFileBytes : ((await gzipFileSize(path)) ?? 0) >= reading.minGzipBytes) return reading.pool.warm()
   }
 }

@@ -3,7 +3,8 @@ import type {AccessEvent} from '../../model/access-event'
 import type {Rejection} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
-import {type LineRange, parseLineRange, type ParsedRange} from '../file/line-range'
+import {type LineBatch, type LineRange, parseLineRange, parseLines, type ParsedRange} from '../file/line-range'
+import type {Line} from '../file/lines'
 import {decodeEvents} from './event-codec'
 import type {ParsePool} from './parse-pool'
 
@@ -18,6 +19,8 @@ export interface ParallelReading {
   inFlight: number
   /** Parse a later range on the main thread while the next one is not back yet. */
   helpOnMain: boolean
+  /** Gzip line files smaller than this (compressed) are parsed on the main thread alone. */
+  minGzipBytes: number
 }
 
 /** A range being parsed (by a worker, or here), or parsed. */
@@ -88,6 +91,101 @@ export async function* parallelLineBatches(
       lineOffset += lines
       yield {events, rejections}
     }
+  } finally {
+    p.pool.drop(owner)
+  }
+}
+
+/**
+ * The records of lines a streaming reader splits (a gzip file: it can only be read from the start),
+ * parsed in batches of about `chunkBytes` of text by the pool's workers, and by this thread while
+ * it would otherwise wait (zlib inflates on libuv's threads; this thread only splits and decodes
+ * lines), handed on in order. At most `inFlight` batches are read ahead. A stream that fails (a
+ * truncated gzip) ends the records read before the failure, then throws its error, as the
+ * single-thread reader does.
+ */
+export async function* streamedLineBatches(
+  source: AsyncIterable<Line[]>, displayName: string, opts: NormalizeOptions, p: ParallelReading,
+): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
+  const owner = {}
+  /** Batches in input order: waiting to be parsed (`lines`), being parsed, or parsed. */
+  const out: (Ahead & {lines?: LineBatch})[] = []
+  let outstanding = 0
+  let batch: LineBatch = {texts: [], numbers: [], tooLong: []}
+  let bytes = 0
+  const cut = (): void => {
+    out.push({done: false, lines: batch})
+    batch = {texts: [], numbers: [], tooLong: []}
+    bytes = 0
+  }
+  // Keep every worker fed (a few jobs each), in input order.
+  const topUp = (): void => {
+    for (const a of out) {
+      if (outstanding >= p.pool.capacity) return
+      const lines = a.lines
+      if (!lines) continue
+      a.lines = undefined
+      outstanding++
+      a.settled = p.pool.parseLines(lines, opts, displayName, owner).then(
+        (parsed) => void Object.assign(a, {done: true, parsed}),
+        (error: unknown) => void Object.assign(a, {done: true, error}),
+      ).finally(() => outstanding--)
+    }
+  }
+  const it = source[Symbol.asyncIterator]()
+  let ended = false
+  let failure: {error: unknown} | undefined
+  try {
+    for (;;) {
+      while (!ended && out.length < p.inFlight) {
+        let next: IteratorResult<Line[]>
+        try {
+          next = await it.next()
+        } catch (error: unknown) {
+          failure = {error}
+          ended = true
+          break
+        }
+        if (next.done) {
+          ended = true
+          break
+        }
+        for (const l of next.value) {
+          if (l.tooLong) batch.tooLong.push(batch.texts.length)
+          batch.texts.push(l.text)
+          batch.numbers.push(l.line)
+          bytes += l.text.length
+          if (bytes >= p.chunkBytes) cut()
+        }
+        topUp()
+      }
+      if (ended && batch.texts.length > 0) cut()
+      topUp()
+      const head = out[0]
+      if (!head) break
+      // The next batch is not back yet: parse the last one waiting here rather than wait idle (the
+      // next one itself when no worker took it: the pool may be busy with other files).
+      while (!head.done) {
+        let last: (typeof out)[number] | undefined
+        for (let i = out.length - 1; i >= 0 && !last; i--) if (out[i]?.lines && (p.helpOnMain || i === 0)) last = out[i]
+        if (!last) break
+        const lines = last.lines as LineBatch
+        last.lines = undefined
+        try {
+          Object.assign(last, {done: true, parsed: parseLines(lines, opts)})
+        } catch (error: unknown) {
+          Object.assign(last, {done: true, error})
+        }
+        await nextTurn() // let the workers' answers in
+        topUp()
+      }
+      if (!head.done) await head.settled
+      out.shift()
+      if (head.error !== undefined) throw asSourceError(head.error, displayName)
+      const parsed = head.parsed as ParsedRange
+      yield {events: decodeEvents(parsed.buffer, displayName), rejections: parsed.rejections.map((r) => rejection(r, displayName, 0))}
+    }
+    if (failure) throw failure.error
   } finally {
     p.pool.drop(owner)
   }

@@ -4,14 +4,10 @@ import {Worker} from 'node:worker_threads'
 import type {RejectReason} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
-import type {LineRange} from '../file/line-range'
+import type {LineBatch, LineRange} from '../file/line-range'
 
-/** A job for a parsing worker: the lines of one byte range of a plain file. */
-export interface RangeJob {
-  id: number
-  range: LineRange
-  opts: NormalizeOptions
-}
+/** A job for a parsing worker: the lines of one byte range of a plain file, or lines read from a stream. */
+export type ParseJob = {id: number; opts: NormalizeOptions} & ({range: LineRange} | {lines: LineBatch})
 
 /** A worker's answer: the range's events packed in `buffer` (event-codec), or why it failed. */
 export type RangeReply =
@@ -32,8 +28,10 @@ export function defaultWorkers(): number {
 const JOBS_PER_WORKER = 4
 
 interface Pending {
-  job: RangeJob
+  job: ParseJob
   owner: object
+  /** The file the job reads, for messages. */
+  file: string
   resolve: (chunk: ParsedChunk) => void
   reject: (error: Error) => void
 }
@@ -69,10 +67,19 @@ export class ParsePool {
 
   /** Parses one range in a worker. `owner` groups jobs so that a reader that stops can drop its queued ones. */
   parse(range: LineRange, opts: NormalizeOptions, owner: object = this): Promise<ParsedChunk> {
+    return this.submit({id: this.nextId++, range, opts}, owner, range.path)
+  }
+
+  /** Parses lines a streaming reader split (see parseLines) in a worker. */
+  parseLines(lines: LineBatch, opts: NormalizeOptions, file: string, owner: object = this): Promise<ParsedChunk> {
+    return this.submit({id: this.nextId++, lines, opts}, owner, file)
+  }
+
+  private submit(job: ParseJob, owner: object, file: string): Promise<ParsedChunk> {
     return new Promise<ParsedChunk>((resolve, reject) => {
       if (this.failure) return reject(this.failure)
-      if (this.closed) return reject(new SourceError('the parsing workers were already stopped', range.path))
-      this.queue.push({job: {id: this.nextId++, range, opts}, owner, resolve, reject})
+      if (this.closed) return reject(new SourceError('the parsing workers were already stopped', file))
+      this.queue.push({job, owner, file, resolve, reject})
       this.dispatch()
     })
   }
@@ -120,7 +127,7 @@ export class ParsePool {
       slot.jobs.delete(reply.id)
       this.answered++
       if (reply.ok) p.resolve(reply)
-      else p.reject(new SourceError(`${p.job.range.path}: reading failed (${reply.message})`, p.job.range.path))
+      else p.reject(new SourceError(`${p.file}: reading failed (${reply.message})`, p.file))
       this.dispatch()
     })
     worker.on('error', (error: Error) => this.fail(`a parsing worker failed: ${error.message}`))

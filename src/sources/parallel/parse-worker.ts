@@ -1,19 +1,20 @@
 /**
- * A parsing worker: reads byte ranges of plain line files, normalises their records and sends the
- * events back packed in one transferred buffer (see event-codec). It holds no state between jobs.
+ * A parsing worker: reads byte ranges of plain line files (or takes lines a streaming reader split),
+ * normalises their records and sends the events back packed in one transferred buffer (see
+ * event-codec). It holds no state between jobs.
  */
 import {parentPort} from 'node:worker_threads'
-import {parseLineRange} from '../file/line-range'
-import type {RangeJob, RangeReply} from './parse-pool'
+import {parseLineRange, parseLines} from '../file/line-range'
+import type {ParseJob, RangeReply} from './parse-pool'
 
 const port = parentPort
 if (!port) throw new Error('parse-worker runs as a worker thread')
 
-port.on('message', (job: RangeJob) => {
+port.on('message', (job: ParseJob) => {
   let reply: RangeReply
   let transfer: ArrayBuffer[] = []
   try {
-    const {buffer, lines, rejections} = parseLineRange(job.range, job.opts)
+    const {buffer, lines, rejections} = 'range' in job ? parseLineRange(job.range, job.opts) : parseLines(job.lines, job.opts)
     reply = {id: job.id, ok: true, buffer, lines, rejections}
     transfer = [buffer]
   } catch (error: unknown) {
