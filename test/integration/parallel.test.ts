@@ -16,6 +16,7 @@ import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {SourceError} from '../../src/sources/errors'
 import {ParsePool} from '../../src/sources/parallel/parse-pool'
+import {MAX_LINE} from '../../src/sources/file/lines'
 import {ddEventLine, ddUnparsedLine, DEFAULT_CONTEXT, explorerCsvRow, EXPLORER_HEADER, ingressLine, nginxJsonLine, simulateIter} from '../../scripts/fixture-generator'
 import type {SimRequest} from '../../scripts/fixture-generator'
 
@@ -38,10 +39,12 @@ beforeAll(() => {
 })
 
 afterAll(async () => {
-  // The workers did read: the comparisons above were not two runs of the plain path.
-  expect(pool.answered).toBeGreaterThan(1000)
+  const answered = pool.answered
+  // Closed first: a failed expectation must not leave workers that keep jest waiting.
   await pool.close()
   rmSync(tmp, {recursive: true, force: true})
+  // The workers did read: the comparisons above were not two runs of the plain path.
+  expect(answered).toBeGreaterThan(1000)
 })
 
 interface Run {
@@ -164,6 +167,19 @@ describe('the parallel reader gives the plain path\'s report on a generated inpu
   it('Log Explorer CSV, newest-first (sorted in runs spilled to disk)', async () => {
     const rows = requests.slice(0, 20_000).reverse().map((r) => explorerCsvRow(r))
     await expectSame([writeLines('explorer-newest.csv', [EXPLORER_HEADER.join(','), ...rows])])
+  })
+})
+
+describe('gzip streamed to the workers', () => {
+  it('a line over the length limit is rejected as too long, at its line, as on one thread', async () => {
+    // The streaming reader keeps only the start of such a line and flags it; the flag must reach the worker.
+    const lines = linesOf(fixture('rolling-round-robin', 'ingress.log'))
+    const huge = `${lines[3]} ${'x'.repeat(MAX_LINE + 10)}`
+    const path = join(tmp, 'huge-line.log.gz')
+    writeFileSync(path, gzipSync(Buffer.from(`${[...lines.slice(0, 5), huge, ...lines.slice(5)].join('\n')}\n`)))
+    const report = await expectSame([path])
+    expect(report.input.skipped.byReason['line-too-long']).toBe(1)
+    expect(report.input.skipped.examples.find((x) => x.reason === 'line-too-long')?.line).toBe(6)
   })
 })
 
