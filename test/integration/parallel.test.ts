@@ -149,7 +149,10 @@ describe('the parallel reader gives the plain path\'s report on a generated inpu
     // after the records before the cut).
     const gz = gzipSync(readFileSync(crlf))
     writeFileSync(join(tmp, `${name}-crlf.gz`), gz)
+    const answered = pool.answered
     expect((await expectSame([join(tmp, `${name}-crlf.gz`)])).input.records).toBe(report.input.records)
+    // The workers parsed it: not two runs of the single-thread reader.
+    expect(pool.answered - answered).toBeGreaterThan(100)
     writeFileSync(join(tmp, `${name}-cut.gz`), gz.subarray(0, Math.floor(gz.length * 0.6)))
     const cut = await expectSame([join(tmp, `${name}-cut.gz`)])
     expect(cut.input.skipped.byReason['truncated-input']).toBe(1)

@@ -10,7 +10,7 @@ import {csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
 import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine} from './line-range'
-import {gzipFileSize, openInput, plainFileSize} from './open'
+import {openInput} from './open'
 import {isBinary, normalizeObject, NOT_JSON, parseJson, recordsOf} from './records'
 import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
@@ -64,15 +64,16 @@ export class FileSource implements RecordSource {
         else if (!cut) throw new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
       } else {
         this.stats.format = format
-        const size = format === 'lines' && this.parallel && !cut ? await plainFileSize(this.path) : undefined
-        if (size !== undefined && this.parallel && size >= this.parallel.minFileBytes) {
+        // A large line file is parsed by the workers: a plain one read by them in byte ranges, a gzip one streamed to them.
+        const p = format === 'lines' && !cut ? this.parallel : undefined
+        const kind = input.kind
+        if (p && kind && !kind.gzip && kind.size >= p.minFileBytes) {
           input.close()
-          yield* this.rangeBatches(size, this.parallel)
+          yield* this.counted(parallelLineBatches(this.path, this.displayName, kind.size, this.opts, p))
           return
         }
         const rest = restOf(head, cut ? undefined : it)
-        const gzip = format === 'lines' && this.parallel && !cut && size === undefined ? await gzipFileSize(this.path) : undefined
-        if (gzip !== undefined && this.parallel && gzip >= this.parallel.minGzipBytes) yield* this.counted(streamedLineBatches(rest, this.displayName, this.opts, this.parallel))
+        if (p && kind?.gzip && kind.size >= p.minGzipBytes) yield* this.counted(streamedLineBatches(rest, this.displayName, this.opts, p))
         else if (format === 'csv') yield* this.csvBatches(rest)
         else if (format === 'json-documents') yield* this.documentBatches(rest)
         else yield* this.lineBatches(rest)
@@ -97,11 +98,6 @@ export class FileSource implements RecordSource {
       for (const l of chunk) takeLine(l.text, l.line, l.tooLong === true, this.opts, sink)
       yield this.batchOf(events, rejections)
     }
-  }
-
-  /** A plain line file read as byte ranges by worker threads, in file order. */
-  private rangeBatches(size: number, parallel: ParallelReading): AsyncGenerator<SourceBatch> {
-    return this.counted(parallelLineBatches(this.path, this.displayName, size, this.opts, parallel))
   }
 
   /** Batches the workers parsed, counted into the file's figures. */

@@ -2,10 +2,18 @@ import {createReadStream, promises as fs, type ReadStream} from 'node:fs'
 import {createGunzip} from 'node:zlib'
 import {InputError} from '../errors'
 
+/** A regular file's size and whether it starts with the gzip magic number. */
+export interface FileKind {
+  size: number
+  gzip: boolean
+}
+
 /** A file's bytes (gunzipped when it is gzip), and how to stop reading them early. */
 export interface Input {
   chunks: AsyncIterable<Buffer>
   close(): void
+  /** What the file is, when it is a regular file (what parallel readers need to know). */
+  kind?: FileKind
 }
 
 /**
@@ -22,9 +30,10 @@ export async function openInput(path: string, displayName = path): Promise<Input
     const {bytesRead} = await handle.read(magic, 0, 2, 0)
     await handle.close()
     handle = undefined
+    const gzip = isGzip(magic, bytesRead)
+    const kind = stat.isFile() ? {size: stat.size, gzip} : undefined
     const raw = createReadStream(path, {highWaterMark: 1 << 20})
-    if (bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b) return gunzipped(raw)
-    return {chunks: raw, close: () => raw.destroy()}
+    return {...(gzip ? gunzipped(raw) : {chunks: raw, close: () => raw.destroy()}), kind}
   } catch (error: unknown) {
     await handle?.close().catch(() => {})
     if (error instanceof InputError) throw error
@@ -42,7 +51,7 @@ const GUNZIP_AHEAD = 4 * 1024 * 1024
  * taken as it comes and backpressure pauses the file instead. zlib writes 256 KiB at a time (its
  * 16 KiB default costs a round trip to libuv's threads per 16 KiB).
  */
-function gunzipped(raw: ReadStream): Input {
+function gunzipped(raw: ReadStream): Omit<Input, 'kind'> {
   const z = createGunzip({chunkSize: 256 * 1024})
   const queue: Buffer[] = []
   let queued = 0
@@ -113,20 +122,8 @@ function gunzipped(raw: ReadStream): Input {
   return {chunks: chunks(), close}
 }
 
-/** The size of a regular file that is not gzip (one that can be read in byte ranges), else undefined. */
-export async function plainFileSize(path: string): Promise<number | undefined> {
-  const f = await regularFile(path)
-  return f && !f.gzip ? f.size : undefined
-}
-
-/** The (compressed) size of a regular gzip file, else undefined. */
-export async function gzipFileSize(path: string): Promise<number | undefined> {
-  const f = await regularFile(path)
-  return f?.gzip ? f.size : undefined
-}
-
-/** A regular file's size and whether it starts with the gzip magic number; undefined for anything else. */
-async function regularFile(path: string): Promise<{size: number; gzip: boolean} | undefined> {
+/** What a path is, when it is a regular file; undefined for anything else or anything unreadable. */
+export async function fileKind(path: string): Promise<FileKind | undefined> {
   let handle: fs.FileHandle | undefined
   try {
     const stat = await fs.stat(path)
@@ -134,13 +131,15 @@ async function regularFile(path: string): Promise<{size: number; gzip: boolean} 
     handle = await fs.open(path, 'r')
     const magic = Buffer.alloc(2)
     const {bytesRead} = await handle.read(magic, 0, 2, 0)
-    return {size: stat.size, gzip: bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b}
+    return {size: stat.size, gzip: isGzip(magic, bytesRead)}
   } catch {
     return undefined
   } finally {
     await handle?.close().catch(() => {})
   }
 }
+
+const isGzip = (magic: Buffer, bytesRead: number): boolean => bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b
 
 function describeFsError(error: unknown): string {
   const code = (error as {code?: string}).code

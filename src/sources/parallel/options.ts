@@ -1,4 +1,4 @@
-import {gzipFileSize, plainFileSize} from '../file/open'
+import {fileKind} from '../file/open'
 import {type ParallelReading} from './parallel-lines'
 import {defaultWorkers, ParsePool} from './parse-pool'
 
@@ -43,7 +43,7 @@ export function openParallel(opts: ParallelOptions | false | undefined): {readin
 export async function warmFor(paths: readonly string[], reading: ParallelReading | undefined): Promise<void> {
   if (!reading) return
   for (const path of paths) {
-    const size = await plainFileSize(path)
-    if (size !== undefined ? size >= reading.minFileBytes : ((await gzipFileSize(path)) ?? 0) >= reading.minGzipBytes) return reading.pool.warm()
+    const kind = await fileKind(path)
+    if (kind && kind.size >= (kind.gzip ? reading.minGzipBytes : reading.minFileBytes)) return reading.pool.warm()
   }
 }

@@ -23,8 +23,72 @@ export interface ParallelReading {
   minGzipBytes: number
 }
 
-/** A range being parsed (by a worker, or here), or parsed. */
-interface Ahead {
+/**
+ * The records of a plain line file, read as byte ranges by the pool's workers (and by this thread
+ * while it would otherwise wait), handed on in file order with their line numbers in the file.
+ */
+export async function* parallelLineBatches(
+  path: string, displayName: string, size: number, opts: NormalizeOptions, p: ParallelReading,
+): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
+  function* ranges(): Generator<LineRange> {
+    for (let start = 0; start < size; start += p.chunkBytes) yield {path, start, end: Math.min(size, start + p.chunkBytes), size}
+  }
+  const parser: Parser<LineRange> = {there: (range, owner) => p.pool.parse(range, opts, owner), here: (range) => parseLineRange(range, opts)}
+  // A range numbers its lines from 1: the ones before it, counted in order, make them the file's.
+  let lineOffset = 0
+  for await (const parsed of inOrder(ranges(), parser, p, displayName)) {
+    yield unpack(parsed, displayName, lineOffset)
+    lineOffset += parsed.lines
+  }
+}
+
+/**
+ * The records of lines a streaming reader splits (a gzip file: it can only be read from the start),
+ * parsed in batches of about `chunkBytes` of text (zlib inflates on libuv's threads; this thread
+ * only splits and decodes lines), handed on in order. A stream that fails (a truncated gzip) ends
+ * the records read before the failure, then throws its error, as the single-thread reader does.
+ */
+export async function* streamedLineBatches(
+  source: AsyncIterable<Line[]>, displayName: string, opts: NormalizeOptions, p: ParallelReading,
+): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
+  const parser: Parser<LineBatch> = {there: (batch, owner) => p.pool.parseLines(batch, opts, displayName, owner), here: (batch) => parseLines(batch, opts)}
+  for await (const parsed of inOrder(batchesOf(source, p.chunkBytes), parser, p, displayName)) yield unpack(parsed, displayName, 0)
+}
+
+/** Lines gathered into batches of about `chunkBytes` of text; the lines read before a failure of the source come before its error. */
+async function* batchesOf(source: AsyncIterable<Line[]>, chunkBytes: number): AsyncGenerator<LineBatch> {
+  let batch: LineBatch = {texts: [], numbers: [], tooLong: []}
+  let bytes = 0
+  try {
+    for await (const lines of source) {
+      for (const l of lines) {
+        if (l.tooLong) batch.tooLong.push(batch.texts.length)
+        batch.texts.push(l.text)
+        batch.numbers.push(l.line)
+        bytes += l.text.length
+        if (bytes >= chunkBytes) {
+          yield batch
+          batch = {texts: [], numbers: [], tooLong: []}
+          bytes = 0
+        }
+      }
+    }
+  } catch (error: unknown) {
+    if (batch.texts.length > 0) yield batch
+    throw error
+  }
+  if (batch.texts.length > 0) yield batch
+}
+
+/** How a job is parsed: by a worker of the pool (`owner` groups a reader's jobs), or on this thread. */
+interface Parser<J> {
+  there(job: J, owner: object): Promise<ParsedRange>
+  here(job: J): ParsedRange
+}
+
+/** A job waiting (`job`), being parsed, or parsed. */
+interface Ahead<J> {
+  job?: J
   done: boolean
   parsed?: ParsedRange
   error?: unknown
@@ -32,147 +96,60 @@ interface Ahead {
 }
 
 /**
- * The records of a plain line file, read as byte ranges by the pool's workers (and by this thread
- * while it would otherwise wait), handed on in file order with their line numbers in the file.
- * At most `inFlight` ranges (plus the one parsed here) are out at once, so memory stays bounded
- * whatever the file's size.
+ * Parses jobs with the pool's workers, and on this thread while the next result is not back yet
+ * (the job furthest ahead, so as not to race the workers for the next one), and hands the results
+ * on in the jobs' order. At most `inFlight` jobs are taken ahead, and the workers hold at most the
+ * pool's capacity, so memory stays bounded whatever the input's size. When the jobs' source throws,
+ * the results of the jobs taken before come first, then its error.
  */
-export async function* parallelLineBatches(
-  path: string, displayName: string, size: number, opts: NormalizeOptions, p: ParallelReading,
-): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
-  const count = Math.ceil(size / p.chunkBytes)
-  const rangeOf = (k: number): LineRange => ({path, start: k * p.chunkBytes, end: Math.min(size, (k + 1) * p.chunkBytes), size})
-  const ahead = new Map<number, Ahead>()
+async function* inOrder<J>(jobs: Iterator<J> | AsyncIterator<J>, parser: Parser<J>, p: ParallelReading, displayName: string): AsyncGenerator<ParsedRange> {
   const owner = {}
-  let next = 0
+  const out: Ahead<J>[] = []
   let outstanding = 0
-  const submit = (k: number): void => {
-    const a: Ahead = {done: false}
-    outstanding++
-    a.settled = p.pool.parse(rangeOf(k), opts, owner).then(
-      (parsed) => void Object.assign(a, {done: true, parsed}),
-      (error: unknown) => void Object.assign(a, {done: true, error}),
-    ).finally(() => outstanding--)
-    ahead.set(k, a)
-  }
-  // Keep every worker fed (a few jobs each), never reading further ahead than `inFlight`.
-  const topUp = (k: number): void => {
-    while (next < count && outstanding < p.pool.capacity && next - k < p.inFlight) submit(next++)
-  }
-  let lineOffset = 0
-  try {
-    for (let k = 0; k < count; k++) {
-      topUp(k)
-      if (!ahead.has(k)) submit(next++)
-      let a = ahead.get(k) as Ahead
-      // The next range is not back yet: parse a later one here rather than wait idle.
-      while (!a.done && p.helpOnMain && next < count && next - k < p.inFlight) {
-        const k2 = next++
-        let parsed: ParsedRange | undefined
-        let error: unknown
-        try {
-          parsed = parseLineRange(rangeOf(k2), opts)
-        } catch (e: unknown) {
-          error = e
-        }
-        ahead.set(k2, {done: true, parsed, error})
-        await nextTurn() // let the workers' answers in
-        topUp(k)
-        a = ahead.get(k) as Ahead
-      }
-      if (!a.done) await a.settled
-      ahead.delete(k)
-      if (a.error !== undefined) throw asSourceError(a.error, displayName)
-      const offset = lineOffset
-      const parsed = a.parsed as ParsedRange
-      const events = decodeEvents(parsed.buffer, displayName, offset)
-      const rejections = parsed.rejections.map((r) => rejection(r, displayName, offset))
-      const lines = parsed.lines
-      lineOffset += lines
-      yield {events, rejections}
-    }
-  } finally {
-    p.pool.drop(owner)
-  }
-}
-
-/**
- * The records of lines a streaming reader splits (a gzip file: it can only be read from the start),
- * parsed in batches of about `chunkBytes` of text by the pool's workers, and by this thread while
- * it would otherwise wait (zlib inflates on libuv's threads; this thread only splits and decodes
- * lines), handed on in order. At most `inFlight` batches are read ahead. A stream that fails (a
- * truncated gzip) ends the records read before the failure, then throws its error, as the
- * single-thread reader does.
- */
-export async function* streamedLineBatches(
-  source: AsyncIterable<Line[]>, displayName: string, opts: NormalizeOptions, p: ParallelReading,
-): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
-  const owner = {}
-  /** Batches in input order: waiting to be parsed (`lines`), being parsed, or parsed. */
-  const out: (Ahead & {lines?: LineBatch})[] = []
-  let outstanding = 0
-  let batch: LineBatch = {texts: [], numbers: [], tooLong: []}
-  let bytes = 0
-  const cut = (): void => {
-    out.push({done: false, lines: batch})
-    batch = {texts: [], numbers: [], tooLong: []}
-    bytes = 0
-  }
-  // Keep every worker fed (a few jobs each), in input order.
+  // Keep every worker fed (a few jobs each), in order.
   const topUp = (): void => {
     for (const a of out) {
       if (outstanding >= p.pool.capacity) return
-      const lines = a.lines
-      if (!lines) continue
-      a.lines = undefined
+      const job = a.job
+      if (job === undefined) continue
+      a.job = undefined
       outstanding++
-      a.settled = p.pool.parseLines(lines, opts, displayName, owner).then(
+      a.settled = parser.there(job, owner).then(
         (parsed) => void Object.assign(a, {done: true, parsed}),
         (error: unknown) => void Object.assign(a, {done: true, error}),
       ).finally(() => outstanding--)
     }
   }
-  const it = source[Symbol.asyncIterator]()
   let ended = false
   let failure: {error: unknown} | undefined
   try {
     for (;;) {
       while (!ended && out.length < p.inFlight) {
-        let next: IteratorResult<Line[]>
+        let next: IteratorResult<J> | undefined
         try {
-          next = await it.next()
+          next = await jobs.next()
         } catch (error: unknown) {
           failure = {error}
+        }
+        if (failure || next?.done !== false) {
           ended = true
           break
         }
-        if (next.done) {
-          ended = true
-          break
-        }
-        for (const l of next.value) {
-          if (l.tooLong) batch.tooLong.push(batch.texts.length)
-          batch.texts.push(l.text)
-          batch.numbers.push(l.line)
-          bytes += l.text.length
-          if (bytes >= p.chunkBytes) cut()
-        }
+        out.push({job: next.value, done: false})
         topUp()
       }
-      if (ended && batch.texts.length > 0) cut()
-      topUp()
       const head = out[0]
       if (!head) break
-      // The next batch is not back yet: parse the last one waiting here rather than wait idle (the
-      // next one itself when no worker took it: the pool may be busy with other files).
+      // Parse the last job waiting here (the next one itself when no worker took it: the pool may
+      // be busy with other files).
       while (!head.done) {
-        let last: (typeof out)[number] | undefined
-        for (let i = out.length - 1; i >= 0 && !last; i--) if (out[i]?.lines && (p.helpOnMain || i === 0)) last = out[i]
+        let last: Ahead<J> | undefined
+        for (let i = out.length - 1; i >= 0 && !last; i--) if (out[i]?.job !== undefined && (p.helpOnMain || i === 0)) last = out[i]
         if (!last) break
-        const lines = last.lines as LineBatch
-        last.lines = undefined
+        const job = last.job as J
+        last.job = undefined
         try {
-          Object.assign(last, {done: true, parsed: parseLines(lines, opts)})
+          Object.assign(last, {done: true, parsed: parser.here(job)})
         } catch (error: unknown) {
           Object.assign(last, {done: true, error})
         }
@@ -182,13 +159,17 @@ export async function* streamedLineBatches(
       if (!head.done) await head.settled
       out.shift()
       if (head.error !== undefined) throw asSourceError(head.error, displayName)
-      const parsed = head.parsed as ParsedRange
-      yield {events: decodeEvents(parsed.buffer, displayName), rejections: parsed.rejections.map((r) => rejection(r, displayName, 0))}
+      yield head.parsed as ParsedRange
     }
     if (failure) throw failure.error
   } finally {
     p.pool.drop(owner)
   }
+}
+
+/** A parsed job's events and rejections, numbered in the file (`lineOffset` added) and named by it. */
+function unpack(parsed: ParsedRange, file: string, lineOffset: number): {events: AccessEvent[]; rejections: Rejection[]} {
+  return {events: decodeEvents(parsed.buffer, file, lineOffset), rejections: parsed.rejections.map((r) => rejection(r, file, lineOffset))}
 }
 
 function rejection(r: ParsedRange['rejections'][number], file: string, offset: number): Rejection {
