@@ -17,6 +17,9 @@ export type RangeReply =
 
 export type ParsedChunk = Extract<RangeReply, {ok: true}>
 
+/** What a worker sends: answers to jobs, and once, when it has loaded its code, that it is ready. */
+export type WorkerMessage = RangeReply | {ready: true}
+
 /** Worker threads to start by default: every core but the one the analysis runs on, at least one. */
 export function defaultWorkers(): number {
   return Math.max(1, availableParallelism() - 1)
@@ -120,10 +123,10 @@ export class ParsePool {
   }
 
   private start(): Slot {
-    tuneForWorkers()
     const worker = startWorker(this.script)
     const slot: Slot = {worker, jobs: new Map()}
-    worker.on('message', (reply: RangeReply) => {
+    worker.on('message', (reply: WorkerMessage) => {
+      if ('ready' in reply) return tuneForWorkers()
       const p = slot.jobs.get(reply.id)
       if (!p) return
       slot.jobs.delete(reply.id)
@@ -169,7 +172,9 @@ let tuned = false
  * before (medians, bench/out files).
  * Both are safe to change while the process runs: the scavenger reads its flag at each collection,
  * and a compile job copies the inlining budget when it starts. (Not so every flag: changing
- * --max-inlined-bytecode-size under a running compile job crashes V8.)
+ * --max-inlined-bytecode-size under a running compile job crashes V8.) It is done once the first
+ * worker has booted: any change of V8's flags makes the code cache of Node's built-in modules
+ * unusable, and a worker booting after it compiles them all afresh (~50 ms of CPU).
  */
 function tuneForWorkers(): void {
   if (tuned) return

@@ -5,7 +5,7 @@
  */
 import {parentPort} from 'node:worker_threads'
 import {parseLineRange, parseLines} from '../file/line-range'
-import type {ParseJob, RangeReply} from './parse-pool'
+import type {ParseJob, RangeReply, WorkerMessage} from './parse-pool'
 
 const port = parentPort
 if (!port) throw new Error('parse-worker runs as a worker thread')
@@ -23,3 +23,6 @@ port.on('message', (job: ParseJob) => {
   }
   port.postMessage(reply, transfer)
 })
+
+// Booted: the pool may now retune V8 (see tuneForWorkers) without this thread paying for it.
+port.postMessage({ready: true} satisfies WorkerMessage)
