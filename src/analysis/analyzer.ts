@@ -4,7 +4,7 @@ import type {Direction, FailureReason, FailureRecord} from '../model/report'
 import {assetMatcher} from './asset-patterns'
 import {type Build, BuildTracker, buildId} from './builds'
 import {detach} from '../util/detach'
-import type {KeyedAccessEvent} from '../util/session-key'
+import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
 import {IncidentClusterer, incidentId, PageLoadTimeline} from './incidents'
 import type {AnalysisOptions} from './options'
 import {TrafficHistogram} from './traffic'
@@ -150,6 +150,7 @@ export class Analyzer {
     if (n === 1) {
       const e = q[from] as AccessEvent
       this.judge(e, this.isAsset(e.path), this.sessionKeyOf(e))
+      release(e)
       return
     }
     const keys = new Array<string>(n)
@@ -171,11 +172,13 @@ export class Analyzer {
         ids ??= new Set()
         if (ids.has(id)) {
           if (this.duplicates++ < 3) this.duplicateExamples.push(e.location)
+          release(e)
           continue
         }
         ids.add(id)
       }
       this.judge(e, assets[i] as boolean, keys[i] as string)
+      release(e)
     }
   }
 
@@ -333,6 +336,11 @@ export class Analyzer {
       source: {file: e.location.file, line: e.location.line},
     })
   }
+}
+
+/** Done with an event: nothing the analysis keeps refers to it (see ReleasableEvent). */
+function release(e: AccessEvent): void {
+  (e as Partial<ReleasableEvent>).release?.()
 }
 
 /** The session key of a client address: for its (usually one) user agent, and any others. */

@@ -12,3 +12,11 @@ export function sessionKey(e: Pick<AccessEvent, 'session' | 'clientIp' | 'userAg
 export interface KeyedAccessEvent extends AccessEvent {
   readonly sessionKey?: string
 }
+
+/**
+ * An event whose memory its reader can use again once the analysis is done with it: the analysis
+ * calls `release` exactly once per event, after which it reads none of the event's fields.
+ */
+export interface ReleasableEvent extends AccessEvent {
+  release(): void
+}

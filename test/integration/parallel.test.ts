@@ -39,12 +39,15 @@ beforeAll(() => {
 })
 
 afterAll(async () => {
-  const answered = pool.answered
+  const {answered, reused} = pool
   // Closed first: a failed expectation must not leave workers that keep jest waiting.
   await pool.close()
   rmSync(tmp, {recursive: true, force: true})
   // The workers did read: the comparisons above were not two runs of the plain path.
   expect(answered).toBeGreaterThan(1000)
+  // And they packed into buffers the analysis had released: the reports above were made with
+  // buffers used again (an event read after its release would find other events' data, or none).
+  expect(reused).toBeGreaterThan(500)
 })
 
 interface Run {

@@ -153,8 +153,8 @@ export interface ParsedRange {
 }
 
 /** Reads and normalises the lines of a range (see readLineRange), packing each event as it comes. */
-export function parseLineRange(range: LineRange, opts: NormalizeOptions): ParsedRange {
-  return packing(opts, (take) => readLineRange(range, MAX_LINE, take))
+export function parseLineRange(range: LineRange, opts: NormalizeOptions, spares?: ArrayBuffer[]): ParsedRange {
+  return packing(opts, (take) => readLineRange(range, MAX_LINE, take), spares)
 }
 
 /**
@@ -168,16 +168,16 @@ export interface LineBatch {
 }
 
 /** Normalises and packs a batch of lines; `lines` is the batch's size (its numbers are the file's own). */
-export function parseLines(batch: LineBatch, opts: NormalizeOptions): ParsedRange {
+export function parseLines(batch: LineBatch, opts: NormalizeOptions, spares?: ArrayBuffer[]): ParsedRange {
   return packing(opts, (take) => {
     const long = new Set(batch.tooLong)
     batch.texts.forEach((text, i) => take(text, batch.numbers[i] as number, long.has(i)))
     return batch.texts.length
-  })
+  }, spares)
 }
 
-/** Runs `read`, which hands each line to `take`, and packs what the lines hold. */
-function packing(opts: NormalizeOptions, read: (take: (text: string, line: number, tooLong: boolean) => void) => number): ParsedRange {
+/** Runs `read`, which hands each line to `take`, and packs what the lines hold (into one of `spares` if one fits: see EventPacker.finish). */
+function packing(opts: NormalizeOptions, read: (take: (text: string, line: number, tooLong: boolean) => void) => number, spares?: ArrayBuffer[]): ParsedRange {
   const packer = new EventPacker()
   const rejections: ParsedRange['rejections'] = []
   const sink: LineSink = {
@@ -187,5 +187,5 @@ function packing(opts: NormalizeOptions, read: (take: (text: string, line: numbe
     },
   }
   const lines = read((text, line, tooLong) => takeLine(text, line, tooLong, opts, sink))
-  return {buffer: packer.finish(), rejections, lines}
+  return {buffer: packer.finish(spares), rejections, lines}
 }

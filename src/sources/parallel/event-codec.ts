@@ -1,5 +1,5 @@
 import type {AccessEvent} from '../../model/access-event'
-import {type KeyedAccessEvent, sessionKey} from '../../util/session-key'
+import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../util/session-key'
 
 /*
  * Access events packed into one ArrayBuffer, so a worker can hand a batch to the main thread by
@@ -214,8 +214,13 @@ export class EventPacker {
     refs[r + 13] = optUnique(this.table, e.id)
   }
 
-  /** The packed batch; the packer is not to be used afterwards. */
-  finish(): ArrayBuffer {
+  /**
+   * The packed batch; the packer is not to be used afterwards. With `spares` (buffers of batches the
+   * analysis is done with, see decodeEvents), one large enough is written over and taken out of the
+   * list; without one, a new buffer gets some room to spare, so that it can be used again later.
+   * Without `spares` the buffer is exactly the batch's size (it is written to disk as it is).
+   */
+  finish(spares?: ArrayBuffer[]): ArrayBuffer {
     const n = this.n
     const {strings, lazy} = this.table
     const m = strings.length
@@ -247,7 +252,7 @@ export class EventPacker {
     }
     const bytes = wideAt + wide.length * 2
     const at = layout(n, m, bytes)
-    const buffer = new ArrayBuffer(at.total)
+    const buffer = spares ? (takeSpare(spares, at.total) ?? new ArrayBuffer(roomFor(at.total))) : new ArrayBuffer(at.total)
     new Int32Array(buffer, 0, HEADER).set([VERSION, n, m, bytes])
     new Float64Array(buffer, at.numbersAt, n * NUMBERS).set(this.numbers.subarray(0, n * NUMBERS))
     new Int32Array(buffer, at.refsAt, n * STRINGS).set(this.refs.subarray(0, n * STRINGS))
@@ -270,6 +275,21 @@ export class EventPacker {
   }
 }
 
+/** A spare buffer of at least `bytes`, taken out of the list (the last one that fits: the newest). */
+function takeSpare(spares: ArrayBuffer[], bytes: number): ArrayBuffer | undefined {
+  for (let i = spares.length - 1; i >= 0; i--) {
+    const b = spares[i] as ArrayBuffer
+    // A buffer another thread took over (transferred) is detached: length 0, never fits.
+    if (b.byteLength >= bytes) return spares.splice(i, 1)[0]
+  }
+  return undefined
+}
+
+/** A new buffer's size: batches of one file vary by some percent, so 1/8 more, in 64 KiB steps. */
+function roomFor(bytes: number): number {
+  return Math.ceil((bytes * 1.125) / 65_536) * 65_536
+}
+
 /** Packs events (their file aside) into one transferable buffer. */
 export function encodeEvents(events: readonly EncodableEvent[]): ArrayBuffer {
   const packer = new EventPacker()
@@ -279,7 +299,12 @@ export function encodeEvents(events: readonly EncodableEvent[]): ArrayBuffer {
 
 /** A decoded batch: its columns, and its shared strings decoded once. */
 class PackedBatch {
+  /** Events not released yet (see PackedEvent.release). */
+  private pending: number
+
   constructor(
+    private readonly buffer: ArrayBuffer,
+    private onDone: ((buffer: ArrayBuffer) => void) | undefined,
     readonly numbers: Float64Array,
     readonly refs: Int32Array,
     readonly strings: (string | undefined)[],
@@ -288,7 +313,17 @@ class PackedBatch {
     readonly raw: Buffer,
     readonly file: string,
     readonly lineOffset: number,
-  ) {}
+  ) {
+    this.pending = numbers.length / NUMBERS
+  }
+
+  /** One event is done with; when all are, the buffer goes to `onDone`, once. */
+  release(): void {
+    if (--this.pending > 0 || !this.onDone) return
+    const done = this.onDone
+    this.onDone = undefined
+    done(this.buffer)
+  }
 
   /** A string left encoded (a per-event id), decoded on each read: most are read once or never. */
   unique(r: number): string | undefined {
@@ -304,7 +339,7 @@ class PackedBatch {
  * run. All events of the parallel reader are of this one class, so the analysis's property reads
  * stay monomorphic.
  */
-class PackedEvent implements KeyedAccessEvent {
+class PackedEvent implements KeyedAccessEvent, ReleasableEvent {
   constructor(private readonly b: PackedBatch, private readonly i: number) {}
   get time(): number { return this.b.numbers[this.i * NUMBERS] as number }
   get resolutionMs(): number { return this.b.numbers[this.i * NUMBERS + 1] as number }
@@ -329,14 +364,24 @@ class PackedEvent implements KeyedAccessEvent {
     return {file: this.b.file, line: (this.b.numbers[this.i * NUMBERS + 4] as number) + this.b.lineOffset}
   }
 
+  release(): void {
+    this.b.release()
+  }
+
   private str(field: number): string | undefined {
     const r = this.b.refs[this.i * STRINGS + field] as number
     return r < 0 ? undefined : this.b.strings[r]
   }
 }
 
-/** Unpacks a batch: `file` names the events' source, `lineOffset` is added to their line numbers. */
-export function decodeEvents(buffer: ArrayBuffer, file: string, lineOffset = 0): AccessEvent[] {
+/**
+ * Unpacks a batch: `file` names the events' source, `lineOffset` is added to their line numbers.
+ * The events read their fields from `buffer`. When every one of them has been released (see
+ * ReleasableEvent: the analysis releases each event once it has judged it), `onDone` receives the
+ * buffer, to be packed over again: memory that would otherwise wait, dead, for a full garbage
+ * collection (a batch lives through a few young-generation ones, as the analysis looks ahead).
+ */
+export function decodeEvents(buffer: ArrayBuffer, file: string, lineOffset = 0, onDone?: (buffer: ArrayBuffer) => void): AccessEvent[] {
   const header = new Int32Array(buffer, 0, HEADER)
   if (header[0] !== VERSION) throw new Error(`event batch of version ${header[0]}, expected ${VERSION}`)
   const n = header[1] as number
@@ -354,9 +399,10 @@ export function decodeEvents(buffer: ArrayBuffer, file: string, lineOffset = 0):
     if (kind === LATIN1) strings[k] = raw.toString('latin1', starts[k], ends[k])
     else if (kind === UTF16) strings[k] = raw.toString('utf16le', starts[k], ends[k])
   }
-  const batch = new PackedBatch(new Float64Array(buffer, at.numbersAt, n * NUMBERS), new Int32Array(buffer, at.refsAt, n * STRINGS), strings, starts, ends, raw, file, lineOffset)
+  const batch = new PackedBatch(buffer, onDone, new Float64Array(buffer, at.numbersAt, n * NUMBERS), new Int32Array(buffer, at.refsAt, n * STRINGS), strings, starts, ends, raw, file, lineOffset)
   const out = new Array<AccessEvent>(n)
   for (let i = 0; i < n; i++) out[i] = new PackedEvent(batch, i)
+  if (n === 0) onDone?.(buffer)
   return out
 }
 

@@ -33,11 +33,11 @@ export async function* parallelLineBatches(
   function* ranges(): Generator<LineRange> {
     for (let start = 0; start < size; start += p.chunkBytes) yield {path, start, end: Math.min(size, start + p.chunkBytes), size}
   }
-  const parser: Parser<LineRange> = {there: (range, owner) => p.pool.parse(range, opts, owner), here: (range) => parseLineRange(range, opts)}
+  const parser: Parser<LineRange> = {there: (range, owner) => p.pool.parse(range, opts, owner), here: (range) => parseLineRange(range, opts, p.pool.spares)}
   // A range numbers its lines from 1: the ones before it, counted in order, make them the file's.
   let lineOffset = 0
   for await (const parsed of inOrder(ranges(), parser, p, displayName)) {
-    yield unpack(parsed, displayName, lineOffset)
+    yield unpack(parsed, displayName, lineOffset, p.pool)
     lineOffset += parsed.lines
   }
 }
@@ -51,8 +51,8 @@ export async function* parallelLineBatches(
 export async function* streamedLineBatches(
   source: AsyncIterable<Line[]>, displayName: string, opts: NormalizeOptions, p: ParallelReading,
 ): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
-  const parser: Parser<LineBatch> = {there: (batch, owner) => p.pool.parseLines(batch, opts, displayName, owner), here: (batch) => parseLines(batch, opts)}
-  for await (const parsed of inOrder(batchesOf(source, p.chunkBytes), parser, p, displayName)) yield unpack(parsed, displayName, 0)
+  const parser: Parser<LineBatch> = {there: (batch, owner) => p.pool.parseLines(batch, opts, displayName, owner), here: (batch) => parseLines(batch, opts, p.pool.spares)}
+  for await (const parsed of inOrder(batchesOf(source, p.chunkBytes), parser, p, displayName)) yield unpack(parsed, displayName, 0, p.pool)
 }
 
 /** Lines gathered into batches of about `chunkBytes` of text; the lines read before a failure of the source come before its error. */
@@ -167,9 +167,13 @@ async function* inOrder<J>(jobs: Iterator<J> | AsyncIterator<J>, parser: Parser<
   }
 }
 
-/** A parsed job's events and rejections, numbered in the file (`lineOffset` added) and named by it. */
-function unpack(parsed: ParsedRange, file: string, lineOffset: number): {events: AccessEvent[]; rejections: Rejection[]} {
-  return {events: decodeEvents(parsed.buffer, file, lineOffset), rejections: parsed.rejections.map((r) => rejection(r, file, lineOffset))}
+/**
+ * A parsed job's events and rejections, numbered in the file (`lineOffset` added) and named by it.
+ * Once the analysis has released every event, their buffer goes back to the pool to be packed into again.
+ */
+function unpack(parsed: ParsedRange, file: string, lineOffset: number, pool: ParsePool): {events: AccessEvent[]; rejections: Rejection[]} {
+  const recycle = (buffer: ArrayBuffer): void => pool.recycle(buffer)
+  return {events: decodeEvents(parsed.buffer, file, lineOffset, recycle), rejections: parsed.rejections.map((r) => rejection(r, file, lineOffset))}
 }
 
 function rejection(r: ParsedRange['rejections'][number], file: string, offset: number): Rejection {

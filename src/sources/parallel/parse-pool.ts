@@ -8,11 +8,11 @@ import {SourceError} from '../errors'
 import type {LineBatch, LineRange} from '../file/line-range'
 
 /** A job for a parsing worker: the lines of one byte range of a plain file, or lines read from a stream. */
-export type ParseJob = {id: number; opts: NormalizeOptions} & ({range: LineRange} | {lines: LineBatch})
+export type ParseJob = {id: number; opts: NormalizeOptions; spare?: ArrayBuffer} & ({range: LineRange} | {lines: LineBatch})
 
 /** A worker's answer: the range's events packed in `buffer` (event-codec), or why it failed. */
 export type RangeReply =
-  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]}
+  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]; reused?: boolean}
   | {id: number; ok: false; message: string}
 
 export type ParsedChunk = Extract<RangeReply, {ok: true}>
@@ -30,6 +30,9 @@ export function defaultWorkers(): number {
  * main thread is busy (judging a batch, or parsing a range itself).
  */
 const JOBS_PER_WORKER = 4
+
+/** Spare buffers kept (see recycle): about what the jobs in flight and a worker's own spares need. */
+const MAX_SPARES = 16
 
 interface Pending {
   job: ParseJob
@@ -62,6 +65,13 @@ export class ParsePool {
   private closed = false
   /** Jobs the workers answered (for tests: proof that the workers were used). */
   answered = 0
+  /** Answers packed into a spare buffer (for tests: proof that buffers are used again). */
+  reused = 0
+  /**
+   * Buffers of batches the analysis is done with (see recycle), packed over by the workers (one
+   * goes with each job while there are any) and by the main thread's own parsing.
+   */
+  readonly spares: ArrayBuffer[] = []
 
   /** `script` replaces the worker's code (tests use it to make a worker fail). */
   constructor(size = defaultWorkers(), private readonly script?: string) {
@@ -93,6 +103,15 @@ export class ParsePool {
     while (!this.failure && !this.closed && this.slots.length < this.size) this.start()
   }
 
+  /**
+   * A buffer of packed events the analysis is done with (decodeEvents' `onDone`), to pack into
+   * again: the workers then allocate next to nothing, and no dead buffers pile up on this thread
+   * until a full garbage collection (they did, by tens of MB).
+   */
+  recycle(buffer: ArrayBuffer): void {
+    if (!this.closed && this.spares.length < MAX_SPARES) this.spares.push(buffer)
+  }
+
   /** Forgets the queued (not yet started) jobs of `owner`; their promises never settle. */
   drop(owner: object): void {
     for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]?.owner === owner) this.queue.splice(i, 1)
@@ -118,7 +137,10 @@ export class ParsePool {
       if (!slot) return
       const p = this.queue.shift() as Pending
       slot.jobs.set(p.job.id, p)
-      slot.worker.postMessage(p.job)
+      // Handed over (transferred): a later read of it here would find it empty, never changed.
+      const spare = this.spares.pop()
+      if (spare) slot.worker.postMessage({...p.job, spare}, [spare])
+      else slot.worker.postMessage(p.job)
     }
   }
 
@@ -131,6 +153,7 @@ export class ParsePool {
       if (!p) return
       slot.jobs.delete(reply.id)
       this.answered++
+      if (reply.ok && reply.reused) this.reused++
       if (reply.ok) p.resolve(reply)
       else p.reject(new SourceError(`${p.file}: reading failed (${reply.message})`, p.file))
       this.dispatch()
@@ -160,18 +183,23 @@ let tuned = false
 
 /**
  * From the first worker on, every core runs JavaScript (the workers are cores - 1, plus this
- * thread), and two of V8's defaults then cost more than they give, so they are changed once for
- * the process:
+ * thread), and a run may read gigabytes: three of V8's defaults then cost more than they give, so
+ * they are changed once for the process:
  * - the young generation is collected on the collecting thread alone: a parallel scavenge's helper
  *   tasks wait for a core another JavaScript thread holds, and the collecting thread waits for them;
  * - TurboFan inlines less per optimised function (a cumulative budget of 150 bytecodes instead of
  *   920): each thread compiles the parsing code for itself on the same cores, and the smaller
  *   graphs compile much faster for about the same code.
- * On the 200k-event benchmark file V8's helper threads then use ~0.37 s of CPU instead of ~0.63 s,
- * and the run takes ~1.35 s instead of ~1.48 s; the 2M-event and ingress-line runs are as fast as
- * before (medians, bench/out files).
- * Both are safe to change while the process runs: the scavenger reads its flag at each collection,
- * and a compile job copies the inlining budget when it starts. (Not so every flag: changing
+ *   On the 200k-event benchmark file V8's helper threads then use ~0.37 s of CPU instead of ~0.63 s,
+ *   and the run takes ~1.35 s instead of ~1.48 s; the 2M-event and ingress-line runs are as fast as
+ *   before (medians, bench/out files).
+ * - the old generation may grow to 2.5 times what survived the last full collection before the next
+ *   one, instead of up to 4 times: a long run's live state grows slowly (the users it reports), and
+ *   V8's own choice let the heap of the 2M-event run reach 200 MB around 50 MB of live data. Peak
+ *   RSS of that run 322 -> 266 MB; no difference measured on the 200k-event run (9 runs each).
+ * All are safe to change while the process runs: the scavenger reads its flag at each collection,
+ * the heap its growing factor after each full one, and a compile job copies the inlining budget
+ * when it starts. (Not so every flag: changing
  * --max-inlined-bytecode-size under a running compile job crashes V8.) It is done once the first
  * worker has booted: any change of V8's flags makes the code cache of Node's built-in modules
  * unusable, and a worker booting after it compiles them all afresh (~50 ms of CPU).
@@ -179,7 +207,7 @@ let tuned = false
 function tuneForWorkers(): void {
   if (tuned) return
   tuned = true
-  setFlagsFromString('--no-parallel-scavenge --max-inlined-bytecode-size-cumulative=150')
+  setFlagsFromString('--no-parallel-scavenge --max-inlined-bytecode-size-cumulative=150 --heap-growing-percent=150')
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A parsing worker: reads byte ranges of plain line files (or takes lines a streaming reader split),
  * normalises their records and sends the events back packed in one transferred buffer (see
- * event-codec). It holds no state between jobs.
+ * event-codec). It holds no state between jobs but a few buffers to pack into.
  */
 import {parentPort} from 'node:worker_threads'
 import {parseLineRange, parseLines} from '../file/line-range'
@@ -10,12 +10,22 @@ import type {ParseJob, RangeReply, WorkerMessage} from './parse-pool'
 const port = parentPort
 if (!port) throw new Error('parse-worker runs as a worker thread')
 
+/** Buffers the analysis is done with, come back with jobs to be packed over (see EventPacker.finish). */
+const spares: ArrayBuffer[] = []
+/** Spares kept: one comes with a job at most, and one is used per job when it fits. */
+const MAX_SPARES = 4
+
 port.on('message', (job: ParseJob) => {
   let reply: RangeReply
   let transfer: ArrayBuffer[] = []
+  if (job.spare) {
+    spares.push(job.spare)
+    if (spares.length > MAX_SPARES) spares.shift()
+  }
   try {
-    const {buffer, lines, rejections} = 'range' in job ? parseLineRange(job.range, job.opts) : parseLines(job.lines, job.opts)
-    reply = {id: job.id, ok: true, buffer, lines, rejections}
+    const before = spares.length
+    const {buffer, lines, rejections} = 'range' in job ? parseLineRange(job.range, job.opts, spares) : parseLines(job.lines, job.opts, spares)
+    reply = {id: job.id, ok: true, buffer, lines, rejections, reused: spares.length < before}
     transfer = [buffer]
   } catch (error: unknown) {
     // A read error (the file vanished or shrank) fails this job; the pool stays usable.

@@ -5,8 +5,8 @@ import {Readable} from 'node:stream'
 import type {AccessEvent} from '../../../src/model/access-event'
 import {readLineRange} from '../../../src/sources/file/line-range'
 import {lines} from '../../../src/sources/file/lines'
-import {decodeEvents, encodeEvents, ENCODED_STRING_FIELDS} from '../../../src/sources/parallel/event-codec'
-import {type KeyedAccessEvent, sessionKey} from '../../../src/util/session-key'
+import {decodeEvents, encodeEvents, ENCODED_STRING_FIELDS, EventPacker} from '../../../src/sources/parallel/event-codec'
+import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../../src/util/session-key'
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-parallel-unit-'))
 
@@ -44,6 +44,48 @@ describe('event codec', () => {
       })
     }
     expect(ENCODED_STRING_FIELDS).toEqual([...FIELDS, 'sessionKey'])
+  })
+
+  function pack(events: readonly AccessEvent[], spares?: ArrayBuffer[]): ArrayBuffer {
+    const packer = new EventPacker()
+    for (const e of events) packer.add(e, e.location.line)
+    return packer.finish(spares)
+  }
+
+  const fieldsOf = (events: readonly AccessEvent[]): unknown[] => events.map((e) => [...FIELDS, 'time', 'status', 'bytes'].map((f) => e[f as keyof AccessEvent]))
+
+  it('hands its buffer back once every event of the batch is released, and only then', () => {
+    const buffer = encodeEvents(Array.from({length: 5}, (_, i) => randomEvent(i + 1)))
+    const done: ArrayBuffer[] = []
+    const decoded = decodeEvents(buffer, 'f', 0, (b) => done.push(b)) as ReleasableEvent[]
+    for (const e of decoded.slice(0, 4)) e.release()
+    expect(done).toEqual([])
+    decoded[4]?.release()
+    expect(done).toHaveLength(1)
+    expect(done[0]).toBe(buffer)
+    // A batch without events is done at once.
+    const empty = encodeEvents([])
+    decodeEvents(empty, 'f', 0, (b) => done.push(b))
+    expect(done[1]).toBe(empty)
+  })
+
+  it('packs into a spare buffer that fits (over what it held before), else into a new one with room to spare', () => {
+    const first = Array.from({length: 40}, (_, i) => randomEvent(i + 1))
+    const second = Array.from({length: 30}, (_, i) => randomEvent(i + 100))
+    const small = new ArrayBuffer(16)
+    const used = pack(first, [])
+    expect(used.byteLength % 65_536).toBe(0)
+    expect(fieldsOf(decodeEvents(used, 'f'))).toEqual(fieldsOf(first))
+    // A transferred (detached) buffer and one too small are passed over.
+    const detached = new ArrayBuffer(1 << 20)
+    structuredClone(detached, {transfer: [detached]})
+    const spares = [used, small, detached]
+    const again = pack(second, spares)
+    expect(again).toBe(used)
+    expect(spares).toEqual([small, detached])
+    expect(fieldsOf(decodeEvents(again, 'f'))).toEqual(fieldsOf(second))
+    // Without a list of spares the buffer is exactly the batch's size (spilled to disk as it is).
+    expect(pack(second).byteLength).toBeLessThan(again.byteLength)
   })
 
   it('shares one string per distinct value in a batch', () => {
