@@ -2,6 +2,14 @@
 // The installed CLI. The command list comes from dist/oclif.manifest.json, written by the build next
 // to the code it describes, so start-up loads only the command that runs (without it oclif requires
 // every command module first). No manifest, or one of another version: oclif finds the commands itself.
+// `analyze` reads large files with worker threads: one boots on another core while oclif loads.
+if (process.argv[2] === 'analyze') {
+  try {
+    require('../dist/sources/parallel/options').prestartFor(process.argv.slice(3))
+  } catch {
+    // no build: the run starts its workers itself
+  }
+}
 ;(async () => {
   const {join} = require('node:path')
   const {readFile} = require('node:fs/promises')

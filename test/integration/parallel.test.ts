@@ -6,7 +6,7 @@
  * of ~50k requests (with malformed lines mixed in) in several formats and orders, newest-first
  * included. Ranges are kept tiny here so that files are cut into many of them; nothing is timed.
  */
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -15,7 +15,8 @@ import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {SourceError} from '../../src/sources/errors'
-import {ParsePool} from '../../src/sources/parallel/parse-pool'
+import {ParsePool, prestartWorker} from '../../src/sources/parallel/parse-pool'
+import {DEFAULT_MIN_FILE_BYTES, prestartFor} from '../../src/sources/parallel/options'
 import {MAX_LINE} from '../../src/sources/file/lines'
 import {ddEventLine, ddUnparsedLine, DEFAULT_CONTEXT, explorerCsvRow, EXPLORER_HEADER, ingressLine, nginxJsonLine, simulateIter} from '../../scripts/fixture-generator'
 import type {SimRequest} from '../../scripts/fixture-generator'
@@ -189,6 +190,39 @@ describe('gzip streamed to the workers', () => {
     const report = await expectSame([path])
     expect(report.input.skipped.byReason['line-too-long']).toBe(1)
     expect(report.input.skipped.examples.find((x) => x.reason === 'line-too-long')?.line).toBe(6)
+  })
+})
+
+describe('a worker started before the run (bin/run.js, for analyze)', () => {
+  it('is taken over by the first pool that starts a worker, and parses for it', async () => {
+    prestartWorker()
+    const early = new ParsePool(1)
+    try {
+      const path = fixture('quiet', 'ingress.log')
+      const size = readFileSync(path).length
+      const parsed = await early.parse({path, start: 0, end: size, size}, DEFAULT_NORMALIZE)
+      expect(parsed.lines).toBe(linesOf(path).length)
+      expect(early.tookEarly).toBe(1)
+    } finally {
+      await early.close()
+    }
+  })
+
+  it('is started for analyze arguments that name a file workers would read, not for small files or --workers', async () => {
+    const big = join(tmp, 'big.log')
+    writeFileSync(big, '')
+    truncateSync(big, DEFAULT_MIN_FILE_BYTES) // sparse: no disk space used
+    const small = fixture('quiet', 'ingress.log')
+    const took = async (args: string[]): Promise<number> => {
+      prestartFor(args)
+      const p = new ParsePool(1)
+      p.warm()
+      await p.close()
+      return p.tookEarly
+    }
+    expect(await took([small, '--json'])).toBe(0)
+    expect(await took([big, '--workers', '0'])).toBe(0)
+    expect(await took(['--json', big])).toBe(1)
   })
 })
 

@@ -1,4 +1,4 @@
-import {createReadStream, promises as fs, type ReadStream} from 'node:fs'
+import {closeSync, createReadStream, promises as fs, openSync, readSync, type ReadStream, statSync} from 'node:fs'
 import {createGunzip} from 'node:zlib'
 import {InputError} from '../errors'
 
@@ -136,6 +136,22 @@ export async function fileKind(path: string): Promise<FileKind | undefined> {
     return undefined
   } finally {
     await handle?.close().catch(() => {})
+  }
+}
+
+/** fileKind, blocking: for a decision taken before anything else runs (see prestartFor). */
+export function fileKindSync(path: string): FileKind | undefined {
+  let fd: number | undefined
+  try {
+    const stat = statSync(path)
+    if (!stat.isFile()) return undefined
+    fd = openSync(path, 'r')
+    const magic = Buffer.alloc(2)
+    return {size: stat.size, gzip: isGzip(magic, readSync(fd, magic, 0, 2, 0))}
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 

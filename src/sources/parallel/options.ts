@@ -1,6 +1,6 @@
-import {fileKind} from '../file/open'
+import {type FileKind, fileKind, fileKindSync} from '../file/open'
 import {type ParallelReading} from './parallel-lines'
-import {defaultWorkers, ParsePool} from './parse-pool'
+import {defaultWorkers, ParsePool, prestartWorker} from './parse-pool'
 
 /** How `analyze` uses worker threads to read files (the defaults suit nearly every run). */
 export interface ParallelOptions {
@@ -39,11 +39,23 @@ export function openParallel(opts: ParallelOptions | false | undefined): {readin
   return {reading, close: async () => own?.close()}
 }
 
+/** Whether a file is large enough to be read by workers. */
+const forWorkers = (kind: FileKind | undefined, t: {minFileBytes: number; minGzipBytes: number}): boolean =>
+  kind !== undefined && kind.size >= (kind.gzip ? t.minGzipBytes : t.minFileBytes)
+
 /** Starts the workers early when an input is large enough to be read by them (they take a while to boot). */
 export async function warmFor(paths: readonly string[], reading: ParallelReading | undefined): Promise<void> {
   if (!reading) return
-  for (const path of paths) {
-    const kind = await fileKind(path)
-    if (kind && kind.size >= (kind.gzip ? reading.minGzipBytes : reading.minFileBytes)) return reading.pool.warm()
-  }
+  for (const path of paths) if (forWorkers(await fileKind(path), reading)) return reading.pool.warm()
+}
+
+/**
+ * For bin/run.js, before oclif loads: when the arguments of `analyze` name a file the default
+ * settings read with workers, one worker is started now (see prestartWorker). Any argument is
+ * tried as a path (a flag's value too: a small file is no reason); `--workers` turns this off.
+ */
+export function prestartFor(args: readonly string[]): void {
+  if (args.some((a) => a === '--workers' || a.startsWith('--workers='))) return
+  const defaults = {minFileBytes: DEFAULT_MIN_FILE_BYTES, minGzipBytes: DEFAULT_MIN_GZIP_BYTES}
+  if (args.some((a) => !a.startsWith('-') && forWorkers(fileKindSync(a), defaults))) prestartWorker()
 }

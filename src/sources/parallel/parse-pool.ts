@@ -67,6 +67,8 @@ export class ParsePool {
   answered = 0
   /** Answers packed into a spare buffer (for tests: proof that buffers are used again). */
   reused = 0
+  /** Workers taken over from prestartWorker (for tests). */
+  tookEarly = 0
   /**
    * Buffers of batches the analysis is done with (see recycle), packed over by the workers (one
    * goes with each job while there are any) and by the main thread's own parsing.
@@ -145,7 +147,9 @@ export class ParsePool {
   }
 
   private start(): Slot {
-    const worker = startWorker(this.script)
+    const early = this.script === undefined ? takeEarlyWorker() : undefined
+    const worker = early?.worker ?? startWorker(this.script)
+    if (early) this.tookEarly++
     const slot: Slot = {worker, jobs: new Map()}
     worker.on('message', (reply: WorkerMessage) => {
       if ('ready' in reply) return tuneForWorkers()
@@ -164,6 +168,7 @@ export class ParsePool {
       if (!this.closed) this.fail(`a parsing worker stopped unexpectedly (exit code ${code})`)
     })
     this.slots.push(slot)
+    if (early?.ready) tuneForWorkers()
     return slot
   }
 
@@ -177,6 +182,52 @@ export class ParsePool {
       void s.worker.terminate().catch(() => 0)
     }
   }
+}
+
+/** A worker started by prestartWorker, until a pool takes it. */
+interface EarlyWorker {
+  worker: Worker
+  ready: boolean
+  failed: boolean
+  /** Its listeners until it is taken over (removed one by one: Worker keeps listeners of its own). */
+  onMessage: (m: WorkerMessage) => void
+  onEnd: () => void
+}
+
+let early: EarlyWorker | undefined
+
+/**
+ * Starts a parsing worker before the command is even loaded, for a run that will probably read a
+ * large file (see prestartFor): it boots on another core while oclif loads, where
+ * it would otherwise boot once the run has begun (~30-60 ms later). The first pool to start a
+ * worker takes it over; one never taken does not keep the process alive.
+ */
+export function prestartWorker(): void {
+  if (early) return
+  const e: EarlyWorker = (early = {
+    worker: startWorker(undefined), ready: false, failed: false,
+    onMessage: (m) => {
+      if ('ready' in m) e.ready = true
+    },
+    onEnd: () => (e.failed = true),
+  })
+  e.worker.on('message', e.onMessage).on('error', e.onEnd).on('exit', e.onEnd)
+  // After the listeners: adding a 'message' listener refs the worker again.
+  e.worker.unref()
+}
+
+/** The prestarted worker, if there is one in working order: now the caller's. */
+function takeEarlyWorker(): {worker: Worker; ready: boolean} | undefined {
+  const e = early
+  early = undefined
+  if (!e) return undefined
+  e.worker.off('message', e.onMessage).off('error', e.onEnd).off('exit', e.onEnd)
+  if (e.failed) {
+    void e.worker.terminate().catch(() => 0)
+    return undefined
+  }
+  e.worker.ref()
+  return e
 }
 
 let tuned = false
@@ -201,8 +252,9 @@ let tuned = false
  * the heap its growing factor after each full one, and a compile job copies the inlining budget
  * when it starts. (Not so every flag: changing
  * --max-inlined-bytecode-size under a running compile job crashes V8.) It is done once the first
- * worker has booted: any change of V8's flags makes the code cache of Node's built-in modules
- * unusable, and a worker booting after it compiles them all afresh (~50 ms of CPU).
+ * worker has booted and a pool uses it: any change of V8's flags makes the code cache of Node's
+ * built-in modules unusable, and a thread loading them after it (a booting worker; this thread, while
+ * oclif loads) compiles them afresh (~50 ms of CPU for a worker).
  */
 function tuneForWorkers(): void {
   if (tuned) return
