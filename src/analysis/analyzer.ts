@@ -155,15 +155,33 @@ export class Analyzer {
     }
     const keys = new Array<string>(n)
     const assets = new Array<boolean>(n)
-    const order = new Array<number>(n)
+    // The order: pages before assets, then by session key, then compareEvents (a total order, so
+    // the same whatever the input order). Sorted by groups: the distinct keys of each kind with the
+    // native string sort, then each key's few events (one page load's requests share a second and
+    // a key) with compareEvents, instead of n log n calls of a comparator over all of them.
+    // A group of one is its event's index (most are), of more an array of them in input order.
+    const pages = new Map<string, number | number[]>()
+    const assetsByKey = new Map<string, number | number[]>()
     for (let i = 0; i < n; i++) {
       const e = q[from + i] as AccessEvent
-      keys[i] = this.sessionKeyOf(e)
-      assets[i] = this.isAsset(e.path)
-      order[i] = i
+      const key = (keys[i] = this.sessionKeyOf(e))
+      const asset = (assets[i] = this.isAsset(e.path))
+      const groups = asset ? assetsByKey : pages
+      const group = groups.get(key)
+      if (group === undefined) groups.set(key, i)
+      else if (typeof group === 'number') groups.set(key, [group, i])
+      else group.push(i)
     }
-    order.sort((x, y) => Number(assets[x]) - Number(assets[y]) ||
-      compareEvents(q[from + x] as AccessEvent, keys[x] as string, q[from + y] as AccessEvent, keys[y] as string))
+    const order: number[] = []
+    const byContent = (x: number, y: number): number => compareEvents(q[from + x] as AccessEvent, keys[x] as string, q[from + y] as AccessEvent, keys[y] as string)
+    for (const groups of [pages, assetsByKey]) {
+      // The default sort compares strings by UTF-16 code units, as cmp does.
+      for (const key of [...groups.keys()].sort()) {
+        const group = groups.get(key) as number | number[]
+        if (typeof group === 'number') order.push(group)
+        else for (const i of group.sort(byContent)) order.push(i)
+      }
+    }
     let ids: Set<string> | undefined
     for (const i of order) {
       const e = q[from + i] as AccessEvent

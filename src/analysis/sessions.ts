@@ -108,7 +108,14 @@ export class SessionTracker {
     return s
   }
 
+  /**
+   * Whether a page load of a session went idle past the horizon. A page load is active no earlier
+   * than it started, and a session's page loads are in the order they started: while the first one
+   * started within the horizon, none can have expired (nearly every session, at nearly every sweep).
+   */
   private anyExpired(pageLoads: readonly PageLoad[], now: number): boolean {
+    const first = pageLoads[0]
+    if (first === undefined || now - first.time <= this.horizonMs) return false
     for (const pl of pageLoads) if (now - pl.lastActivity > this.horizonMs) return true
     return false
   }
