@@ -61,13 +61,28 @@ async function gzipped(path: string, name: string): Promise<string> {
 }
 
 /**
- * REPEAT runs: the median wall and CPU time and the median peak RSS, each on its own (a run's peak
- * RSS depends on when the garbage collector happened to run: it varies by some 5% between runs).
+ * The median wall and CPU time and the median peak RSS, each on its own (a run's peak RSS depends
+ * on when the garbage collector happened to run: it varies by some 5% between runs).
  */
-function median(cmd: string, args: string[]): Measure {
-  const runs = Array.from({length: REPEAT}, () => measure(cmd, args))
+function medianOf(runs: Measure[]): Measure {
   const mid = <K extends keyof Measure>(k: K): number => (runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)] as number)
   return {wall: mid('wall'), cpu: mid('cpu'), rssMB: mid('rssMB')}
+}
+
+/** REPEAT runs of one command: their medians (see medianOf). */
+function median(cmd: string, args: string[]): Measure {
+  return medianOf(Array.from({length: REPEAT}, () => measure(cmd, args)))
+}
+
+/**
+ * Commands compared with each other, run in turn (a, b, a, b, ...) `times` times, and the medians
+ * of each: a machine that slows down or speeds up during the benchmark (other work on it) then
+ * weighs on every command alike, where running each one's repeats in a block skews their ratio.
+ */
+function interleaved(commands: [string, string[]][], times: number): Measure[] {
+  const runs: Measure[][] = commands.map(() => [])
+  for (let i = 0; i < times; i++) commands.forEach(([cmd, args], k) => runs[k]?.push(measure(cmd, args)))
+  return runs.map(medianOf)
 }
 
 function which(cmd: string): boolean {
@@ -90,8 +105,7 @@ async function main(): Promise<void> {
   }
 
   // Throughput on Datadog NDJSON against a bare readline + JSON.parse pass, and against jq.
-  const base = median('node', [join(__dirname, 'baseline.js'), dd200k])
-  const ours = median(RUN, ['analyze', dd200k, '--json'])
+  const [base, ours] = interleaved([['node', [join(__dirname, 'baseline.js'), dd200k]], [RUN, ['analyze', dd200k, '--json']]], REPEAT) as [Measure, Measure]
   const mb = statSync(dd200k).size / 1e6
   say(`| Datadog NDJSON 200k events (${fmt(mb, 0)} MB): readline + JSON.parse baseline | ${fmt(base.wall)} s | ${fmt(200_000 / base.wall / 1000, 1)}k events/s | ${fmt(mb / base.wall, 0)} MB/s | ${fmt(base.rssMB, 0)} MB |`)
   say(`| Datadog NDJSON 200k events: skewscan analyze --json | ${fmt(ours.wall)} s | ${fmt(200_000 / ours.wall / 1000, 1)}k events/s | ${fmt(mb / ours.wall, 0)} MB/s | ${fmt(ours.rssMB, 0)} MB |`)
@@ -136,9 +150,8 @@ async function main(): Promise<void> {
   say(`| Datadog NDJSON 200k events newest-first: skewscan analyze --json | ${fmt(nf.wall)} s | ${fmt(200_000 / nf.wall / 1000, 1)}k events/s | ${fmt(mb / nf.wall, 0)} MB/s | ${fmt(nf.rssMB, 0)} MB |`)
 
   // Start-up against node -e 0.
-  const node0 = median('node', ['-e', '0'])
-  const help = median(RUN, ['--help'])
-  const tiny = median(RUN, ['analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json'])
+  // Runs of a fraction of a second: more of them, since one stray scheduling delay weighs more.
+  const [node0, help, tiny] = interleaved([['node', ['-e', '0']], [RUN, ['--help']], [RUN, ['analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json']]], Math.max(REPEAT, 11)) as [Measure, Measure, Measure]
   say(`| start-up: node -e 0 | ${fmt(node0.wall)} s | | | ${fmt(node0.rssMB, 0)} MB |`)
   say(`| start-up: skewscan --help | ${fmt(help.wall)} s | x${fmt(help.wall / node0.wall, 1)} | | ${fmt(help.rssMB, 0)} MB |`)
   say(`| start-up: skewscan analyze on a 277-line fixture | ${fmt(tiny.wall)} s | x${fmt(tiny.wall / node0.wall, 1)} | | ${fmt(tiny.rssMB, 0)} MB |`)
@@ -148,7 +161,7 @@ async function main(): Promise<void> {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`
   const load = `load average ${fmt(loadBefore)} before the run and ${fmt(loadavg()[0] ?? 0)} after it (other work on the machine adds noise)`
   const md = [
-    '# Benchmark results', '', `Machine: ${machine}; ${load}. Medians of ${REPEAT} runs (wall time and peak RSS each on its own; the 2M baseline runs once). skewscan is started through bin/run.js's #! line, as an installed \`skewscan\` is. Wall time from the clock, CPU and peak RSS (the whole process, worker threads included) from GNU time. Produced by \`npm run bench\`.`, '',
+    '# Benchmark results', '', `Machine: ${machine}; ${load}. Medians of ${REPEAT} runs (wall time and peak RSS each on its own; the 2M baseline runs once; the 200k baseline and analyze runs alternate, as do the start-up runs, ${Math.max(REPEAT, 11)} each). skewscan is started through bin/run.js's #! line, as an installed \`skewscan\` is. Wall time from the clock, CPU and peak RSS (the whole process, worker threads included) from GNU time. Produced by \`npm run bench\`.`, '',
     '| what | wall | throughput | | peak RSS |', '| --- | ---: | ---: | ---: | ---: |', ...rows, '',
     '| target | met | measured |', '| --- | --- | --- |', ...targets.map(([t, ok, m]) => `| ${t} | ${ok ? 'yes' : '**no**'} | ${m} |`), '',
   ].join('\n')
