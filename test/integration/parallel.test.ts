@@ -6,7 +6,7 @@
  * of ~50k requests (with malformed lines mixed in) in several formats and orders, newest-first
  * included. Ranges are kept tiny here so that files are cut into many of them; nothing is timed.
  */
-import {mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -16,6 +16,8 @@ import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {SourceError} from '../../src/sources/errors'
 import {ParsePool, prestartWorker} from '../../src/sources/parallel/parse-pool'
+import {decodeEvents} from '../../src/sources/parallel/event-codec'
+import type {LineRange} from '../../src/sources/file/line-range'
 import {DEFAULT_MIN_FILE_BYTES, prestartFor} from '../../src/sources/parallel/options'
 import {MAX_LINE} from '../../src/sources/file/lines'
 import {ddEventLine, ddUnparsedLine, DEFAULT_CONTEXT, explorerCsvRow, EXPLORER_HEADER, ingressLine, nginxJsonLine, simulateIter} from '../../scripts/fixture-generator'
@@ -208,10 +210,57 @@ describe('a worker started before the run (bin/run.js, for analyze)', () => {
     }
   })
 
+  it('answers a run\'s first jobs from what it parsed before (only jobs exactly alike), and the report is the plain path\'s', async () => {
+    const path = fixture('rolling-round-robin', 'dd-events.ndjson')
+    const size = readFileSync(path).length
+    const chunkBytes = 3000
+    const range = (i: number): LineRange => ({path, start: i * chunkBytes, end: Math.min(size, (i + 1) * chunkBytes), size})
+    // Ranges 0-3 as the run will ask; range 4 of another size (the file changed): never used.
+    prestartWorker([0, 1, 2, 3].map((i) => ({range: range(i), opts: DEFAULT_NORMALIZE})).concat({range: {...range(4), size: size + 1}, opts: DEFAULT_NORMALIZE}))
+    const early = new ParsePool(1)
+    try {
+      const req = {inputs: [path], normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000}
+      const fast = await analyze({...req, parallel: {pool: early, chunkBytes, minFileBytes: 0}})
+      const plain = await analyze({...req, parallel: false})
+      expect(JSON.stringify(fast, null, 1)).toBe(JSON.stringify(plain, null, 1))
+      expect(early.tookEarly).toBe(1)
+      expect(early.usedGuesses).toBe(4)
+    } finally {
+      await early.close()
+    }
+  })
+
+  it('a guess asked for before or after its answer came, or with other options (not used)', async () => {
+    const path = fixture('quiet', 'ingress.log')
+    const size = readFileSync(path).length
+    const half = Math.floor(size / 2)
+    const first: LineRange = {path, start: 0, end: half, size}
+    const second: LineRange = {path, start: half, end: size, size}
+    const ipUa = {...DEFAULT_NORMALIZE, sessionKey: {kind: 'ip-ua' as const}}
+    prestartWorker([{range: first, opts: DEFAULT_NORMALIZE}, {range: second, opts: ipUa}])
+    const early = new ParsePool(1)
+    try {
+      early.warm()
+      // Asked at once (its answer not back yet), then the same range again (parsed anew).
+      const [a, b] = await Promise.all([early.parse(first, DEFAULT_NORMALIZE), early.parse(first, DEFAULT_NORMALIZE)])
+      expect(early.usedGuesses).toBe(1)
+      expect(decodeEvents(a.buffer, 'f').map((e) => e.path)).toEqual(decodeEvents(b.buffer, 'f').map((e) => e.path))
+      // By now the second guess's answer is back; asked with other options it is not used.
+      const c = await early.parse(second, DEFAULT_NORMALIZE)
+      expect(early.usedGuesses).toBe(1)
+      const d = await early.parse(second, ipUa)
+      expect(early.usedGuesses).toBe(2)
+      expect(a.lines + c.lines).toBe(linesOf(path).length)
+      expect(d.lines).toBe(c.lines)
+    } finally {
+      await early.close()
+    }
+  })
+
   it('is started for analyze arguments that name a file workers would read, not for small files or --workers', async () => {
     const big = join(tmp, 'big.log')
-    writeFileSync(big, '')
-    truncateSync(big, DEFAULT_MIN_FILE_BYTES) // sparse: no disk space used
+    const lines = readFileSync(fixture('quiet', 'ingress.log'))
+    writeFileSync(big, Buffer.concat(Array.from({length: Math.ceil(DEFAULT_MIN_FILE_BYTES / lines.length)}, () => lines)))
     const small = fixture('quiet', 'ingress.log')
     const took = async (args: string[]): Promise<number> => {
       prestartFor(args)
@@ -223,6 +272,7 @@ describe('a worker started before the run (bin/run.js, for analyze)', () => {
     expect(await took([small, '--json'])).toBe(0)
     expect(await took([big, '--workers', '0'])).toBe(0)
     expect(await took(['--json', big])).toBe(1)
+    rmSync(big)
   })
 })
 

@@ -1,3 +1,4 @@
+import {DEFAULT_NORMALIZE} from '../../normalize/fields'
 import {type FileKind, fileKind, fileKindSync} from '../file/open'
 import {type ParallelReading} from './parallel-lines'
 import {defaultWorkers, ParsePool, prestartWorker} from './parse-pool'
@@ -55,7 +56,19 @@ export async function warmFor(paths: readonly string[], reading: ParallelReading
  * tried as a path (a flag's value too: a small file is no reason); `--workers` turns this off.
  */
 export function prestartFor(args: readonly string[]): void {
-  if (args.some((a) => a === '--workers' || a.startsWith('--workers='))) return
+  const flag = (name: string): boolean => args.some((a) => a === name || a.startsWith(`${name}=`))
+  if (flag('--workers')) return
   const defaults = {minFileBytes: DEFAULT_MIN_FILE_BYTES, minGzipBytes: DEFAULT_MIN_GZIP_BYTES}
-  if (args.some((a) => !a.startsWith('-') && forWorkers(fileKindSync(a), defaults))) prestartWorker()
+  for (const path of args) {
+    const kind = path.startsWith('-') ? undefined : fileKindSync(path)
+    if (!kind || !forWorkers(kind, defaults)) continue
+    // A plain file is read in ranges from its start: the worker begins on the first ones (with the
+    // default field mapping, unless the flags choose another) while oclif loads.
+    const guesses = kind.gzip || flag('--field') || flag('--session-key') ? 0 : PRESTART_RANGES
+    const ranges = Array.from({length: guesses}, (_, i) => ({path, start: i * DEFAULT_CHUNK_BYTES, end: Math.min(kind.size, (i + 1) * DEFAULT_CHUNK_BYTES), size: kind.size}))
+    return prestartWorker(ranges.map((range) => ({range, opts: DEFAULT_NORMALIZE})))
+  }
 }
+
+/** Ranges a prestarted worker parses before the run asks: about what it has time for while oclif loads. */
+const PRESTART_RANGES = 6

@@ -67,8 +67,11 @@ export class ParsePool {
   answered = 0
   /** Answers packed into a spare buffer (for tests: proof that buffers are used again). */
   reused = 0
-  /** Workers taken over from prestartWorker (for tests). */
+  /** Workers taken over from prestartWorker, and answers it had begun before that were used (for tests). */
   tookEarly = 0
+  usedGuesses = 0
+  /** Jobs the worker taken over had been given before (see prestartWorker), until asked for. */
+  private guesses: Guess[] = []
   /**
    * Buffers of batches the analysis is done with (see recycle), packed over by the workers (one
    * goes with each job while there are any) and by the main thread's own parsing.
@@ -83,7 +86,22 @@ export class ParsePool {
 
   /** Parses one range in a worker. `owner` groups jobs so that a reader that stops can drop its queued ones. */
   parse(range: LineRange, opts: NormalizeOptions, owner: object = this): Promise<ParsedChunk> {
+    const guess = askGuess(this.guesses, range, opts)
+    if (guess) return this.answerOf(guess, owner)
     return this.submit({id: this.nextId++, range, opts}, owner, range.path)
+  }
+
+  /** The answer to a job the early worker took on before (see prestartWorker); when it failed, the job is run again for its error. */
+  private answerOf(guess: Guess, owner: object): Promise<ParsedChunk> {
+    return new Promise<ParsedChunk>((resolve, reject) => {
+      const settle = (reply: RangeReply | undefined): void => {
+        this.usedGuesses++
+        if (reply?.ok) resolve(reply)
+        else this.submit({id: this.nextId++, range: guess.range, opts: guess.opts}, owner, guess.range.path).then(resolve, reject)
+      }
+      guess.then = settle
+      if (guess.answer) answered(this.guesses, guess.answer)
+    })
   }
 
   /** Parses lines a streaming reader split (see parseLines) in a worker. */
@@ -124,6 +142,7 @@ export class ParsePool {
     if (this.closed) return
     this.closed = true
     const stopped = new SourceError('the parsing workers were stopped')
+    for (const g of this.guesses.splice(0)) g.then?.(undefined)
     for (const p of this.queue.splice(0)) p.reject(stopped)
     const slots = this.slots.splice(0)
     for (const s of slots) for (const p of s.jobs.values()) p.reject(stopped)
@@ -149,10 +168,14 @@ export class ParsePool {
   private start(): Slot {
     const early = this.script === undefined ? takeEarlyWorker() : undefined
     const worker = early?.worker ?? startWorker(this.script)
-    if (early) this.tookEarly++
+    if (early) {
+      this.tookEarly++
+      this.guesses = early.guesses
+    }
     const slot: Slot = {worker, jobs: new Map()}
     worker.on('message', (reply: WorkerMessage) => {
       if ('ready' in reply) return tuneForWorkers()
+      if (reply.id < 0) return answered(this.guesses, reply)
       const p = slot.jobs.get(reply.id)
       if (!p) return
       slot.jobs.delete(reply.id)
@@ -176,6 +199,7 @@ export class ParsePool {
   private fail(message: string): void {
     if (this.failure || this.closed) return
     const failure = (this.failure = new SourceError(message))
+    for (const g of this.guesses.splice(0)) g.then?.(undefined)
     for (const p of this.queue.splice(0)) p.reject(failure)
     for (const s of this.slots.splice(0)) {
       for (const p of s.jobs.values()) p.reject(failure)
@@ -184,11 +208,40 @@ export class ParsePool {
   }
 }
 
+/** A job given to the early worker before any pool asked for it (see prestartWorker), and its answer once back. */
+interface Guess {
+  /** Negative: the pool's own jobs count up from 1. */
+  id: number
+  range: LineRange
+  opts: NormalizeOptions
+  answer?: RangeReply
+  /** Once a pool asked for it: its promise (called with undefined when the worker is gone). */
+  then?: (reply: RangeReply | undefined) => void
+}
+
+/** The guess not asked for yet of exactly this job (the same byte range of the same file at the same size, the same options). */
+function askGuess(guesses: readonly Guess[], range: LineRange, opts: NormalizeOptions): Guess | undefined {
+  return guesses.find((g) => !g.then && g.range.path === range.path && g.range.start === range.start && g.range.end === range.end &&
+    g.range.size === range.size && JSON.stringify(g.opts) === JSON.stringify(opts))
+}
+
+/** A guess's answer: kept until asked for, or handed to the promise of the pool that asked (and the guess is done with). */
+function answered(guesses: Guess[], reply: RangeReply): void {
+  const i = guesses.findIndex((x) => x.id === reply.id)
+  const g = guesses[i]
+  if (!g) return
+  g.answer = reply
+  if (!g.then) return
+  guesses.splice(i, 1)
+  g.then(reply)
+}
+
 /** A worker started by prestartWorker, until a pool takes it. */
 interface EarlyWorker {
   worker: Worker
   ready: boolean
   failed: boolean
+  guesses: Guess[]
   /** Its listeners until it is taken over (removed one by one: Worker keeps listeners of its own). */
   onMessage: (m: WorkerMessage) => void
   onEnd: () => void
@@ -198,26 +251,31 @@ let early: EarlyWorker | undefined
 
 /**
  * Starts a parsing worker before the command is even loaded, for a run that will probably read a
- * large file (see prestartFor): it boots on another core while oclif loads, where
- * it would otherwise boot once the run has begun (~30-60 ms later). The first pool to start a
- * worker takes it over; one never taken does not keep the process alive.
+ * large file (see prestartFor): it boots on another core while oclif loads, where it would
+ * otherwise boot once the run has begun (~30-60 ms later). `jobs` are what the run will most likely
+ * ask first (a file's first ranges with the default options): the worker starts on them at once,
+ * and a pool asked for exactly one of them gets its answer (anything else is parsed as usual). The
+ * first pool to start a worker takes it over; one never taken does not keep the process alive.
  */
-export function prestartWorker(): void {
+export function prestartWorker(jobs: readonly {range: LineRange; opts: NormalizeOptions}[] = []): void {
   if (early) return
   const e: EarlyWorker = (early = {
     worker: startWorker(undefined), ready: false, failed: false,
+    guesses: jobs.map((j, k) => ({id: -(k + 1), range: j.range, opts: j.opts})),
     onMessage: (m) => {
       if ('ready' in m) e.ready = true
+      else if (m.id < 0) answered(e.guesses, m)
     },
     onEnd: () => (e.failed = true),
   })
   e.worker.on('message', e.onMessage).on('error', e.onEnd).on('exit', e.onEnd)
   // After the listeners: adding a 'message' listener refs the worker again.
   e.worker.unref()
+  for (const g of e.guesses) e.worker.postMessage({id: g.id, range: g.range, opts: g.opts} satisfies ParseJob)
 }
 
 /** The prestarted worker, if there is one in working order: now the caller's. */
-function takeEarlyWorker(): {worker: Worker; ready: boolean} | undefined {
+function takeEarlyWorker(): EarlyWorker | undefined {
   const e = early
   early = undefined
   if (!e) return undefined
