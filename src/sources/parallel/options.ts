@@ -1,7 +1,8 @@
 import {DEFAULT_NORMALIZE} from '../../normalize/fields'
 import {type FileKind, fileKind, fileKindSync} from '../file/open'
 import {type ParallelReading} from './parallel-lines'
-import {defaultWorkers, ParsePool, prestartWorker} from './parse-pool'
+import {prestartWorker} from './early-worker'
+import {defaultWorkers, ParsePool} from './parse-pool'
 
 /** How `analyze` uses worker threads to read files (the defaults suit nearly every run). */
 export interface ParallelOptions {

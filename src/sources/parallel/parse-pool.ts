@@ -1,11 +1,12 @@
 import {availableParallelism} from 'node:os'
-import {setFlagsFromString} from 'node:v8'
-import {extname, join} from 'node:path'
-import {Worker} from 'node:worker_threads'
+import type {Worker} from 'node:worker_threads'
 import type {RejectReason} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
 import type {LineBatch, LineRange} from '../file/line-range'
+import {answered, askGuess, type Guess, takeEarlyWorker} from './early-worker'
+import {startWorker} from './start-worker'
+import {tuneForWorkers} from './v8-tuning'
 
 /** A job for a parsing worker: the lines of one byte range of a plain file, or lines read from a stream. */
 export type ParseJob = {id: number; opts: NormalizeOptions; spare?: ArrayBuffer} & ({range: LineRange} | {lines: LineBatch})
@@ -206,129 +207,4 @@ export class ParsePool {
       void s.worker.terminate().catch(() => 0)
     }
   }
-}
-
-/** A job given to the early worker before any pool asked for it (see prestartWorker), and its answer once back. */
-interface Guess {
-  /** Negative: the pool's own jobs count up from 1. */
-  id: number
-  range: LineRange
-  opts: NormalizeOptions
-  answer?: RangeReply
-  /** Once a pool asked for it: its promise (called with undefined when the worker is gone). */
-  then?: (reply: RangeReply | undefined) => void
-}
-
-/** The guess not asked for yet of exactly this job (the same byte range of the same file at the same size, the same options). */
-function askGuess(guesses: readonly Guess[], range: LineRange, opts: NormalizeOptions): Guess | undefined {
-  return guesses.find((g) => !g.then && g.range.path === range.path && g.range.start === range.start && g.range.end === range.end &&
-    g.range.size === range.size && JSON.stringify(g.opts) === JSON.stringify(opts))
-}
-
-/** A guess's answer: kept until asked for, or handed to the promise of the pool that asked (and the guess is done with). */
-function answered(guesses: Guess[], reply: RangeReply): void {
-  const i = guesses.findIndex((x) => x.id === reply.id)
-  const g = guesses[i]
-  if (!g) return
-  g.answer = reply
-  if (!g.then) return
-  guesses.splice(i, 1)
-  g.then(reply)
-}
-
-/** A worker started by prestartWorker, until a pool takes it. */
-interface EarlyWorker {
-  worker: Worker
-  ready: boolean
-  failed: boolean
-  guesses: Guess[]
-  /** Its listeners until it is taken over (removed one by one: Worker keeps listeners of its own). */
-  onMessage: (m: WorkerMessage) => void
-  onEnd: () => void
-}
-
-let early: EarlyWorker | undefined
-
-/**
- * Starts a parsing worker before the command is even loaded, for a run that will probably read a
- * large file (see prestartFor): it boots on another core while oclif loads, where it would
- * otherwise boot once the run has begun (~30-60 ms later). `jobs` are what the run will most likely
- * ask first (a file's first ranges with the default options): the worker starts on them at once,
- * and a pool asked for exactly one of them gets its answer (anything else is parsed as usual). The
- * first pool to start a worker takes it over; one never taken does not keep the process alive.
- */
-export function prestartWorker(jobs: readonly {range: LineRange; opts: NormalizeOptions}[] = []): void {
-  if (early) return
-  const e: EarlyWorker = (early = {
-    worker: startWorker(undefined), ready: false, failed: false,
-    guesses: jobs.map((j, k) => ({id: -(k + 1), range: j.range, opts: j.opts})),
-    onMessage: (m) => {
-      if ('ready' in m) e.ready = true
-      else if (m.id < 0) answered(e.guesses, m)
-    },
-    onEnd: () => (e.failed = true),
-  })
-  e.worker.on('message', e.onMessage).on('error', e.onEnd).on('exit', e.onEnd)
-  // After the listeners: adding a 'message' listener refs the worker again.
-  e.worker.unref()
-  for (const g of e.guesses) e.worker.postMessage({id: g.id, range: g.range, opts: g.opts} satisfies ParseJob)
-}
-
-/** The prestarted worker, if there is one in working order: now the caller's. */
-function takeEarlyWorker(): EarlyWorker | undefined {
-  const e = early
-  early = undefined
-  if (!e) return undefined
-  e.worker.off('message', e.onMessage).off('error', e.onEnd).off('exit', e.onEnd)
-  if (e.failed) {
-    void e.worker.terminate().catch(() => 0)
-    return undefined
-  }
-  e.worker.ref()
-  return e
-}
-
-let tuned = false
-
-/**
- * From the first worker on, every core runs JavaScript (the workers are cores - 1, plus this
- * thread), and a run may read gigabytes: three of V8's defaults then cost more than they give, so
- * they are changed once for the process:
- * - the young generation is collected on the collecting thread alone: a parallel scavenge's helper
- *   tasks wait for a core another JavaScript thread holds, and the collecting thread waits for them;
- * - TurboFan inlines less per optimised function (a cumulative budget of 150 bytecodes instead of
- *   920): each thread compiles the parsing code for itself on the same cores, and the smaller
- *   graphs compile much faster for about the same code.
- *   On the 200k-event benchmark file V8's helper threads then use ~0.37 s of CPU instead of ~0.63 s,
- *   and the run takes ~1.35 s instead of ~1.48 s; the 2M-event and ingress-line runs are as fast as
- *   before (medians, bench/out files).
- * - the old generation may grow to 2.5 times what survived the last full collection before the next
- *   one, instead of up to 4 times: a long run's live state grows slowly (the users it reports), and
- *   V8's own choice let the heap of the 2M-event run reach 200 MB around 50 MB of live data. Peak
- *   RSS of that run 322 -> 266 MB; no difference measured on the 200k-event run (9 runs each).
- * All are safe to change while the process runs: the scavenger reads its flag at each collection,
- * the heap its growing factor after each full one, and a compile job copies the inlining budget
- * when it starts. (Not so every flag: changing
- * --max-inlined-bytecode-size under a running compile job crashes V8.) It is done once the first
- * worker has booted and a pool uses it: any change of V8's flags makes the code cache of Node's
- * built-in modules unusable, and a thread loading them after it (a booting worker; this thread, while
- * oclif loads) compiles them afresh (~50 ms of CPU for a worker).
- */
-function tuneForWorkers(): void {
-  if (tuned) return
-  tuned = true
-  setFlagsFromString('--no-parallel-scavenge --max-inlined-bytecode-size-cumulative=150 --heap-growing-percent=150')
-}
-
-/**
- * The worker runs the compiled parse-worker.js; from the TypeScript sources (bin/dev.js, the tests)
- * it is loaded through ts-node, which the main thread's hooks do not reach.
- */
-function startWorker(script: string | undefined): Worker {
-  if (script) return new Worker(script)
-  const file = join(__dirname, `parse-worker${extname(__filename)}`)
-  if (!file.endsWith('.ts')) return new Worker(file)
-  const tsNode = require.resolve('ts-node')
-  const boot = `require(${JSON.stringify(tsNode)}).register({transpileOnly: true}); require(${JSON.stringify(file)})`
-  return new Worker(boot, {eval: true})
 }
