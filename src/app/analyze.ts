@@ -54,7 +54,7 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const parallel = openParallel(req.parallel)
   try {
     const paths = req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name}))
-    await warmFor(paths.map((p) => p.path), parallel.reading)
+    warmFor(paths.map((p) => p.path), parallel.reading)
     const sortWhole = new Set<string>()
     // A source found out of time order is re-read sorted (in runs spilled to disk when it is large),
     // and the analysis starts over.

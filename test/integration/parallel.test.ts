@@ -18,8 +18,8 @@ import {SourceError} from '../../src/sources/errors'
 import {ParsePool} from '../../src/sources/parallel/parse-pool'
 import {prestartWorker} from '../../src/sources/parallel/early-worker'
 import {decodeEvents} from '../../src/sources/parallel/event-codec'
-import type {LineRange} from '../../src/sources/file/line-range'
-import {DEFAULT_MIN_FILE_BYTES, prestartFor} from '../../src/sources/parallel/options'
+import {byteRanges, type LineRange} from '../../src/sources/file/line-range'
+import {DEFAULT_CHUNK_BYTES, DEFAULT_MIN_FILE_BYTES, prestartFor} from '../../src/sources/parallel/options'
 import {MAX_LINE} from '../../src/sources/file/lines'
 import {ddEventLine, ddUnparsedLine, DEFAULT_CONTEXT, explorerCsvRow, EXPLORER_HEADER, ingressLine, nginxJsonLine, simulateIter} from '../../scripts/fixture-generator'
 import type {SimRequest} from '../../scripts/fixture-generator'
@@ -197,38 +197,43 @@ describe('gzip streamed to the workers', () => {
 })
 
 describe('a worker started before the run (bin/run.js, for analyze)', () => {
-  it('is taken over by the first pool that starts a worker, and parses for it', async () => {
-    prestartWorker()
-    const early = new ParsePool(1)
+  /** Starts the early worker (`start`), then a pool of one that takes it over, closed after `use`. */
+  async function withEarlyPool(start: () => void, use: (pool: ParsePool) => Promise<void>): Promise<ParsePool> {
+    start()
+    const pool = new ParsePool(1)
     try {
-      const path = fixture('quiet', 'ingress.log')
-      const size = readFileSync(path).length
-      const parsed = await early.parse({path, start: 0, end: size, size}, DEFAULT_NORMALIZE)
-      expect(parsed.lines).toBe(linesOf(path).length)
-      expect(early.tookEarly).toBe(1)
+      await use(pool)
     } finally {
-      await early.close()
+      await pool.close()
     }
+    return pool
+  }
+
+  it('is taken over by the first pool that starts a worker, and parses for it', async () => {
+    const path = fixture('quiet', 'ingress.log')
+    const size = readFileSync(path).length
+    const early = await withEarlyPool(() => prestartWorker(), async (pool) => {
+      const parsed = await pool.parse({path, start: 0, end: size, size}, DEFAULT_NORMALIZE)
+      expect(parsed.lines).toBe(linesOf(path).length)
+    })
+    expect(early.tookEarly).toBe(1)
   })
 
   it('answers a run\'s first jobs from what it parsed before (only jobs exactly alike), and the report is the plain path\'s', async () => {
     const path = fixture('rolling-round-robin', 'dd-events.ndjson')
     const size = readFileSync(path).length
     const chunkBytes = 3000
-    const range = (i: number): LineRange => ({path, start: i * chunkBytes, end: Math.min(size, (i + 1) * chunkBytes), size})
+    const ranges = [...byteRanges(path, size, chunkBytes)]
     // Ranges 0-3 as the run will ask; range 4 of another size (the file changed): never used.
-    prestartWorker([0, 1, 2, 3].map((i) => ({range: range(i), opts: DEFAULT_NORMALIZE})).concat({range: {...range(4), size: size + 1}, opts: DEFAULT_NORMALIZE}))
-    const early = new ParsePool(1)
-    try {
-      const req = {inputs: [path], normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000}
-      const fast = await analyze({...req, parallel: {pool: early, chunkBytes, minFileBytes: 0}})
+    const jobs = ranges.slice(0, 4).concat({...(ranges[4] as LineRange), size: size + 1}).map((range) => ({range, opts: DEFAULT_NORMALIZE}))
+    const req = {inputs: [path], normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000}
+    const early = await withEarlyPool(() => prestartWorker(jobs), async (pool) => {
+      const fast = await analyze({...req, parallel: {pool, chunkBytes, minFileBytes: 0}})
       const plain = await analyze({...req, parallel: false})
       expect(JSON.stringify(fast, null, 1)).toBe(JSON.stringify(plain, null, 1))
-      expect(early.tookEarly).toBe(1)
-      expect(early.usedGuesses).toBe(4)
-    } finally {
-      await early.close()
-    }
+    })
+    expect(early.tookEarly).toBe(1)
+    expect(early.usedGuesses).toBe(4)
   })
 
   it('a guess asked for before or after its answer came, or with other options (not used)', async () => {
@@ -238,41 +243,41 @@ describe('a worker started before the run (bin/run.js, for analyze)', () => {
     const first: LineRange = {path, start: 0, end: half, size}
     const second: LineRange = {path, start: half, end: size, size}
     const ipUa = {...DEFAULT_NORMALIZE, sessionKey: {kind: 'ip-ua' as const}}
-    prestartWorker([{range: first, opts: DEFAULT_NORMALIZE}, {range: second, opts: ipUa}])
-    const early = new ParsePool(1)
-    try {
+    await withEarlyPool(() => prestartWorker([{range: first, opts: DEFAULT_NORMALIZE}, {range: second, opts: ipUa}]), async (early) => {
       early.warm()
-      // Asked at once (its answer not back yet), then the same range again (parsed anew).
+      // Asked at once (the worker has not even booted), then the same range again (parsed anew).
       const [a, b] = await Promise.all([early.parse(first, DEFAULT_NORMALIZE), early.parse(first, DEFAULT_NORMALIZE)])
       expect(early.usedGuesses).toBe(1)
       expect(decodeEvents(a.buffer, 'f').map((e) => e.path)).toEqual(decodeEvents(b.buffer, 'f').map((e) => e.path))
-      // By now the second guess's answer is back; asked with other options it is not used.
+      // The worker answers in order: the second guess's answer came before b's. Asked with other options, it is not used.
       const c = await early.parse(second, DEFAULT_NORMALIZE)
       expect(early.usedGuesses).toBe(1)
       const d = await early.parse(second, ipUa)
       expect(early.usedGuesses).toBe(2)
       expect(a.lines + c.lines).toBe(linesOf(path).length)
       expect(d.lines).toBe(c.lines)
-    } finally {
-      await early.close()
-    }
+    })
   })
 
-  it('is started for analyze arguments that name a file workers would read, not for small files or --workers', async () => {
+  it('is started for analyze arguments that name a file workers would read, on its first ranges; not for small files or --workers', async () => {
     const big = join(tmp, 'big.log')
     const lines = readFileSync(fixture('quiet', 'ingress.log'))
     writeFileSync(big, Buffer.concat(Array.from({length: Math.ceil(DEFAULT_MIN_FILE_BYTES / lines.length)}, () => lines)))
     const small = fixture('quiet', 'ingress.log')
-    const took = async (args: string[]): Promise<number> => {
-      prestartFor(args)
-      const p = new ParsePool(1)
-      p.warm()
-      await p.close()
-      return p.tookEarly
+    const [firstRange] = byteRanges(big, readFileSync(big).length, DEFAULT_CHUNK_BYTES)
+    // Whether a worker was taken over, and whether the run's first range was among its guesses.
+    const prestarted = async (args: string[]): Promise<[number, number]> => {
+      const p = await withEarlyPool(() => prestartFor(args), async (pool) => {
+        pool.warm()
+        await pool.parse(firstRange as LineRange, DEFAULT_NORMALIZE)
+      })
+      return [p.tookEarly, p.usedGuesses]
     }
-    expect(await took([small, '--json'])).toBe(0)
-    expect(await took([big, '--workers', '0'])).toBe(0)
-    expect(await took(['--json', big])).toBe(1)
+    expect(await prestarted([small, '--json'])).toEqual([0, 0])
+    expect(await prestarted([big, '--workers', '0'])).toEqual([0, 0])
+    expect(await prestarted(['--json', big])).toEqual([1, 1])
+    // Another field mapping: started, but nothing guessed with the default one.
+    expect(await prestarted([big, '--field', 'version=tag:version'])).toEqual([1, 0])
     rmSync(big)
   })
 })

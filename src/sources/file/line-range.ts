@@ -38,6 +38,11 @@ export interface LineRange {
   size: number
 }
 
+/** A file cut into ranges of `chunkBytes` from its start, as the parallel reader hands them out. */
+export function* byteRanges(path: string, size: number, chunkBytes: number): Generator<LineRange> {
+  for (let start = 0; start < size; start += chunkBytes) yield {path, start, end: Math.min(size, start + chunkBytes), size}
+}
+
 /** How much past the range end is read at a time to finish its last line. */
 const TAIL_BLOCK = 64 * 1024
 /** Bytes kept of a line too long to keep (only its start is shown). */

@@ -122,25 +122,11 @@ function gunzipped(raw: ReadStream): Omit<Input, 'kind'> {
   return {chunks: chunks(), close}
 }
 
-/** What a path is, when it is a regular file; undefined for anything else or anything unreadable. */
-export async function fileKind(path: string): Promise<FileKind | undefined> {
-  let handle: fs.FileHandle | undefined
-  try {
-    const stat = await fs.stat(path)
-    if (!stat.isFile()) return undefined
-    handle = await fs.open(path, 'r')
-    const magic = Buffer.alloc(2)
-    const {bytesRead} = await handle.read(magic, 0, 2, 0)
-    return {size: stat.size, gzip: isGzip(magic, bytesRead)}
-  } catch {
-    return undefined
-  } finally {
-    await handle?.close().catch(() => {})
-  }
-}
-
-/** fileKind, blocking: for a decision taken before anything else runs (see prestartFor). */
-export function fileKindSync(path: string): FileKind | undefined {
+/**
+ * What a path is, when it is a regular file; undefined for anything else or anything unreadable.
+ * Blocking (a stat and two bytes): it decides whether to start workers, before anything is read.
+ */
+export function fileKind(path: string): FileKind | undefined {
   let fd: number | undefined
   try {
     const stat = statSync(path)

@@ -1,5 +1,6 @@
-import {DEFAULT_NORMALIZE} from '../../normalize/fields'
-import {type FileKind, fileKind, fileKindSync} from '../file/open'
+import {DEFAULT_NORMALIZE, type NormalizeOptions} from '../../normalize/fields'
+import {byteRanges, type LineRange} from '../file/line-range'
+import {type FileKind, fileKind} from '../file/open'
 import {type ParallelReading} from './parallel-lines'
 import {prestartWorker} from './early-worker'
 import {defaultWorkers, ParsePool} from './parse-pool'
@@ -46,9 +47,9 @@ const forWorkers = (kind: FileKind | undefined, t: {minFileBytes: number; minGzi
   kind !== undefined && kind.size >= (kind.gzip ? t.minGzipBytes : t.minFileBytes)
 
 /** Starts the workers early when an input is large enough to be read by them (they take a while to boot). */
-export async function warmFor(paths: readonly string[], reading: ParallelReading | undefined): Promise<void> {
+export function warmFor(paths: readonly string[], reading: ParallelReading | undefined): void {
   if (!reading) return
-  for (const path of paths) if (forWorkers(await fileKind(path), reading)) return reading.pool.warm()
+  for (const path of paths) if (forWorkers(fileKind(path), reading)) return reading.pool.warm()
 }
 
 /**
@@ -61,13 +62,17 @@ export function prestartFor(args: readonly string[]): void {
   if (flag('--workers')) return
   const defaults = {minFileBytes: DEFAULT_MIN_FILE_BYTES, minGzipBytes: DEFAULT_MIN_GZIP_BYTES}
   for (const path of args) {
-    const kind = path.startsWith('-') ? undefined : fileKindSync(path)
+    const kind = path.startsWith('-') ? undefined : fileKind(path)
     if (!kind || !forWorkers(kind, defaults)) continue
-    // A plain file is read in ranges from its start: the worker begins on the first ones (with the
-    // default field mapping, unless the flags choose another) while oclif loads.
-    const guesses = kind.gzip || flag('--field') || flag('--session-key') ? 0 : PRESTART_RANGES
-    const ranges = Array.from({length: guesses}, (_, i) => ({path, start: i * DEFAULT_CHUNK_BYTES, end: Math.min(kind.size, (i + 1) * DEFAULT_CHUNK_BYTES), size: kind.size}))
-    return prestartWorker(ranges.map((range) => ({range, opts: DEFAULT_NORMALIZE})))
+    // A plain file is read in ranges from its start (the very ranges the run cuts): the worker
+    // begins on the first ones, with the default field mapping unless the flags choose another.
+    const jobs: {range: LineRange; opts: NormalizeOptions}[] = []
+    if (!kind.gzip && !flag('--field') && !flag('--session-key')) {
+      for (const range of byteRanges(path, kind.size, DEFAULT_CHUNK_BYTES)) {
+        if (jobs.push({range, opts: DEFAULT_NORMALIZE}) === PRESTART_RANGES) break
+      }
+    }
+    return prestartWorker(jobs)
   }
 }
 

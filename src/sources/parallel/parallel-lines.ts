@@ -3,7 +3,7 @@ import type {AccessEvent} from '../../model/access-event'
 import type {Rejection} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
-import {type LineBatch, type LineRange, parseLineRange, parseLines, type ParsedRange} from '../file/line-range'
+import {byteRanges, type LineBatch, type LineRange, parseLineRange, parseLines, type ParsedRange} from '../file/line-range'
 import type {Line} from '../file/lines'
 import {decodeEvents} from './event-codec'
 import type {ParsePool} from './parse-pool'
@@ -30,13 +30,10 @@ export interface ParallelReading {
 export async function* parallelLineBatches(
   path: string, displayName: string, size: number, opts: NormalizeOptions, p: ParallelReading,
 ): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
-  function* ranges(): Generator<LineRange> {
-    for (let start = 0; start < size; start += p.chunkBytes) yield {path, start, end: Math.min(size, start + p.chunkBytes), size}
-  }
   const parser: Parser<LineRange> = {there: (range, owner) => p.pool.parse(range, opts, owner), here: (range) => parseLineRange(range, opts, p.pool.spares)}
   // A range numbers its lines from 1: the ones before it, counted in order, make them the file's.
   let lineOffset = 0
-  for await (const parsed of inOrder(ranges(), parser, p, displayName)) {
+  for await (const parsed of inOrder(byteRanges(path, size, p.chunkBytes), parser, p, displayName)) {
     yield unpack(parsed, displayName, lineOffset, p.pool)
     lineOffset += parsed.lines
   }
@@ -172,8 +169,7 @@ async function* inOrder<J>(jobs: Iterator<J> | AsyncIterator<J>, parser: Parser<
  * Once the analysis has released every event, their buffer goes back to the pool to be packed into again.
  */
 function unpack(parsed: ParsedRange, file: string, lineOffset: number, pool: ParsePool): {events: AccessEvent[]; rejections: Rejection[]} {
-  const recycle = (buffer: ArrayBuffer): void => pool.recycle(buffer)
-  return {events: decodeEvents(parsed.buffer, file, lineOffset, recycle), rejections: parsed.rejections.map((r) => rejection(r, file, lineOffset))}
+  return {events: decodeEvents(parsed.buffer, file, lineOffset, pool.recycle), rejections: parsed.rejections.map((r) => rejection(r, file, lineOffset))}
 }
 
 function rejection(r: ParsedRange['rejections'][number], file: string, offset: number): Rejection {

@@ -127,9 +127,9 @@ export class ParsePool {
   /**
    * A buffer of packed events the analysis is done with (decodeEvents' `onDone`), to pack into
    * again: the workers then allocate next to nothing, and no dead buffers pile up on this thread
-   * until a full garbage collection (they did, by tens of MB).
+   * until a full garbage collection (they did, by tens of MB). Bound: handed on as it is.
    */
-  recycle(buffer: ArrayBuffer): void {
+  readonly recycle = (buffer: ArrayBuffer): void => {
     if (!this.closed && this.spares.length < MAX_SPARES) this.spares.push(buffer)
   }
 
