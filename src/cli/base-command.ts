@@ -1,6 +1,7 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import {ConfigError} from '../config/parse'
+import {gathered, jsonPieces} from '../report/json'
 import {InputError, SourceError} from '../sources/errors'
 import {EXIT} from './exit-codes'
 
@@ -21,11 +22,14 @@ export abstract class BaseCommand extends Command {
 
   /**
    * `--json` output. oclif colours JSON through a tokenizer that costs as much as the analysis of a
-   * large run; with no colour theme there is nothing to colour, and the same text is written directly.
+   * large run; with no colour theme there is nothing to colour, and the same text is written directly,
+   * in pieces of some 64 KiB: the text of a large report in one string, and its copy for writing,
+   * would raise the run's peak memory by twice its size.
    */
   override logJson(json: unknown): void {
     if (this.config.theme?.json) return super.logJson(json)
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+    for (const piece of gathered(jsonPieces(json))) process.stdout.write(piece)
+    process.stdout.write('\n')
   }
 
   protected setExitCode(code: number): void {
