@@ -21,12 +21,15 @@ function* pieces(value: unknown, indent: string, depth: number): Generator<strin
       return
     }
     yield '['
-    for (let i = 0; i < value.length; i++) {
-      yield `${i === 0 ? '' : ','}\n${inner}`
-      // As JSON.stringify does: what has no JSON form is null in an array.
-      const item: unknown = value[i]
-      if (isOmitted(item)) yield 'null'
-      else yield* pieces(item, inner, depth - 1)
+    if (depth === 1) yield* wholeItems(value, indent)
+    else {
+      for (let i = 0; i < value.length; i++) {
+        yield `${i === 0 ? '' : ','}\n${inner}`
+        // As JSON.stringify does: what has no JSON form is null in an array.
+        const item: unknown = value[i]
+        if (isOmitted(item)) yield 'null'
+        else yield* pieces(item, inner, depth - 1)
+      }
     }
     yield `\n${indent}]`
     return
@@ -44,6 +47,30 @@ function* pieces(value: unknown, indent: string, depth: number): Generator<strin
   }
   yield `\n${indent}}`
 }
+
+/**
+ * Items of an array put whole, a piece per ITEMS_PER_PIECE of them (one JSON.stringify each, not one
+ * per item: there may be a hundred thousand users). Each slice is stringified nested in as many
+ * arrays as `indent` has levels, so its items come out indented as they sit in the whole text, and
+ * the brackets around them are cut off.
+ */
+function* wholeItems(items: readonly unknown[], indent: string): Generator<string> {
+  const levels = indent.length / 2
+  let open = ''
+  let close = ''
+  for (let k = 0; k <= levels; k++) {
+    open += `${'  '.repeat(k)}[\n`
+    close = `\n${'  '.repeat(k)}]${close}`
+  }
+  for (let i = 0; i < items.length; i += ITEMS_PER_PIECE) {
+    let nested: unknown = items.slice(i, i + ITEMS_PER_PIECE)
+    for (let k = 0; k < levels; k++) nested = [nested]
+    const text = JSON.stringify(nested, null, 2)
+    yield `${i === 0 ? '' : ','}\n${text.slice(open.length, text.length - close.length)}`
+  }
+}
+
+const ITEMS_PER_PIECE = 256
 
 /** A value in one piece, indented to sit at `indent` (JSON text has no raw newline inside a string). */
 function whole(value: unknown, indent: string): string {
