@@ -142,12 +142,7 @@ export class ParsePool {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    const stopped = new SourceError('the parsing workers were stopped')
-    for (const g of this.guesses.splice(0)) g.then?.(undefined)
-    for (const p of this.queue.splice(0)) p.reject(stopped)
-    const slots = this.slots.splice(0)
-    for (const s of slots) for (const p of s.jobs.values()) p.reject(stopped)
-    await Promise.all(slots.map((s) => s.worker.terminate().catch(() => 0)))
+    await this.stopAll(new SourceError('the parsing workers were stopped'))
   }
 
   private dispatch(): void {
@@ -199,12 +194,15 @@ export class ParsePool {
   /** A worker died: every job fails, the other workers are stopped, and later jobs fail at once. */
   private fail(message: string): void {
     if (this.failure || this.closed) return
-    const failure = (this.failure = new SourceError(message))
+    void this.stopAll((this.failure = new SourceError(message)))
+  }
+
+  /** Fails every job queued or running with `error`, lets go of the early worker's guesses, and stops the workers. */
+  private async stopAll(error: SourceError): Promise<void> {
     for (const g of this.guesses.splice(0)) g.then?.(undefined)
-    for (const p of this.queue.splice(0)) p.reject(failure)
-    for (const s of this.slots.splice(0)) {
-      for (const p of s.jobs.values()) p.reject(failure)
-      void s.worker.terminate().catch(() => 0)
-    }
+    for (const p of this.queue.splice(0)) p.reject(error)
+    const slots = this.slots.splice(0)
+    for (const s of slots) for (const p of s.jobs.values()) p.reject(error)
+    await Promise.all(slots.map((s) => s.worker.terminate().catch(() => 0)))
   }
 }

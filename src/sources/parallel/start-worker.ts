@@ -6,8 +6,7 @@ import {Worker} from 'node:worker_threads'
  * it is loaded through ts-node, which the main thread's hooks do not reach.
  */
 export function startWorker(script: string | undefined): Worker {
-  if (script) return new Worker(script, {resourceLimits: LIMITS})
-  const file = join(__dirname, `parse-worker${extname(__filename)}`)
+  const file = script ?? join(__dirname, `parse-worker${extname(__filename)}`)
   if (!file.endsWith('.ts')) return new Worker(file, {resourceLimits: LIMITS})
   const tsNode = require.resolve('ts-node')
   const boot = `require(${JSON.stringify(tsNode)}).register({transpileOnly: true}); require(${JSON.stringify(file)})`
