@@ -1,5 +1,5 @@
 import {ConfigError} from '../config/parse'
-import {sleep} from '../probe/concurrency'
+import {type Clock, SimulatedClock, WALL_CLOCK} from '../probe/clock'
 import {type BrowserTiming, BrowserFleet, DEFAULT_TIMING} from '../lab/browsers'
 import {makeLabBuilds} from '../lab/builds'
 import {LabCluster, type LabEvent} from '../lab/cluster'
@@ -35,10 +35,16 @@ export interface LabRequest extends LabSettings {
   /** Deploy windows, `[{start, end, service, version, from}]`, rewritten after each deploy. */
   deploysFile?: string
   timing?: BrowserTiming
+  /**
+   * `wall` (default): real time, for watching and probing a deploy. `simulated`: time moves only
+   * when nothing is in flight, one actor at a time, so the same seed gives the same outcome on any
+   * machine (the latency is then the network's, before each request).
+   */
+  clock?: 'wall' | 'simulated'
   signal?: AbortSignal
-  onListening?: (url: string) => void
+  /** The balancer listens; a probe run alongside a simulated lab must use `clock`. */
+  onListening?: (url: string, clock: Clock) => void
   onEvent?: (e: LabEvent) => void
-  now?: () => number
 }
 
 /** Failures listed in the report at most (the counts cover them all). */
@@ -51,20 +57,21 @@ const LOG_CONTEXT = {host: 'skewscan-lab-ingress', env: 'lab', upstreamName: 'de
  * at `durationMs`, or when `signal` aborts; then everything it started is closed.
  */
 export async function runLab(req: LabRequest): Promise<LabReport> {
-  const now = req.now ?? Date.now
+  const clock: Clock = req.clock === 'simulated' ? new SimulatedClock(Date.now(), req.latencyMs) : WALL_CLOCK
+  const now = (): number => clock.now()
   const startedAt = now()
   const builds = makeLabBuilds(req.deploys + 1, req.seed, new Date(startedAt).toISOString().slice(0, 10).replace(/-/g, '.'))
   const files = await LabFiles.open({log: req.logFile, ingressLog: req.ingressLogFile, deploys: req.deploysFile}, {...LOG_CONTEXT, service: req.service})
   const record = new BrowserRecord()
   const names = new Random(req.seed, 'pod-names')
   const cluster = new LabCluster({
-    builds, affinity: req.affinity, keepOldAssets: req.keepOldAssets, missing: req.missing, latencyMs: req.latencyMs,
+    builds, affinity: req.affinity, keepOldAssets: req.keepOldAssets, missing: req.missing, latencyMs: clock.simulated ? 0 : req.latencyMs,
     random: (() => {
       const r = new Random(req.seed, 'routing')
       return () => r.next()
     })(),
     podSuffix: () => Array.from({length: 5}, () => names.pick([...'bcdfghjklmnpqrstvwxz2456789'])).join(''),
-    salt: `skewscan-lab-${req.seed}`, now,
+    salt: `skewscan-lab-${req.seed}`, clock,
     onEvent: (e) => {
       req.onEvent?.(e)
       // A failed write is reported by the last one, below.
@@ -75,23 +82,23 @@ export async function runLab(req: LabRequest): Promise<LabReport> {
   const versions = new Map(builds.map((b) => [b.version, b.index]))
   let url: string
   try {
-    url = `http://127.0.0.1:${await cluster.balancer.listen(req.port)}/`
+    url = `http://127.0.0.1:${await clock.busy(() => cluster.balancer.listen(req.port))}/`
   } catch (error: unknown) {
     await files.close()
     const code = (error as {code?: string}).code
     throw new ConfigError(`--port ${req.port}: cannot listen on 127.0.0.1 (${code ?? String(error)}); pick another port or 0 for any free one`)
   }
   const fleet = new BrowserFleet({
-    baseUrl: url, count: req.browsers, seed: req.seed, timing: req.timing ?? DEFAULT_TIMING, record, now,
+    baseUrl: url, count: req.browsers, seed: req.seed, timing: req.timing ?? DEFAULT_TIMING, record, clock,
     buildIndex: (v) => (v === undefined ? null : versions.get(v) ?? null),
   })
   let stoppedBy: LabStop = 'interrupt'
   try {
     stoppedBy = await runTimetable(planSchedule(req), cluster, {
-      startedAt, deadline: startedAt + req.durationMs, once: req.once, signal: req.signal, now,
+      startedAt, deadline: startedAt + req.durationMs, once: req.once, signal: req.signal, clock,
       // The first pods are up: the balancer has somewhere to send the browsers.
       onFirstPods: () => {
-        req.onListening?.(url)
+        req.onListening?.(url, clock)
         fleet.start()
       },
     })
@@ -120,8 +127,9 @@ export async function runLab(req: LabRequest): Promise<LabReport> {
 /** Applies each action at its time; returns why it stopped. */
 async function runTimetable(
   actions: readonly LabAction[], cluster: LabCluster,
-  o: {startedAt: number; deadline: number; once: boolean; signal: AbortSignal | undefined; now: () => number; onFirstPods: () => void},
+  o: {startedAt: number; deadline: number; once: boolean; signal: AbortSignal | undefined; clock: Clock; onFirstPods: () => void},
 ): Promise<LabStop> {
+  const {clock} = o
   let started = false
   const start = (): void => {
     if (!started) o.onFirstPods()
@@ -129,16 +137,16 @@ async function runTimetable(
   }
   for (const a of actions) {
     if (a.at > 0) start()
-    await sleep(Math.min(o.startedAt + a.at, o.deadline) - o.now(), o.signal)
+    await clock.sleep(Math.min(o.startedAt + a.at, o.deadline) - clock.now(), o.signal)
     if (o.signal?.aborted) return 'interrupt'
-    if (o.now() >= o.deadline) return 'duration'
+    if (clock.now() >= o.deadline) return 'duration'
     if (a.kind === 'end') return 'once'
-    await cluster.apply(a)
+    await clock.busy(() => cluster.apply(a))
   }
   start()
   if (o.once) return 'once'
   // No --once: keep serving until Ctrl-C or --duration.
-  await sleep(o.deadline - o.now(), o.signal)
+  await clock.sleep(o.deadline - clock.now(), o.signal)
   return o.signal?.aborted ? 'interrupt' : 'duration'
 }
 
@@ -151,8 +159,9 @@ export interface CompareRequest {
   seed: number
   latencyMs: number
   timing?: BrowserTiming
+  /** `simulated` (default): the same seed gives the same table on any machine. */
+  clock?: 'wall' | 'simulated'
   signal?: AbortSignal
-  now?: () => number
 }
 
 /**
@@ -163,7 +172,7 @@ export async function compareStrategies(req: CompareRequest): Promise<CompareRep
   const run = (settings: StrategySettings): Promise<LabReport> => runLab({
     ...settings, replicas: req.replicas, stepMs: req.stepMs, deploys: 1, everyMs: req.everyMs, tailMs: req.tailMs, port: 0,
     once: true, durationMs: 10 * 60_000, browsers: req.browsers, seed: req.seed, latencyMs: req.latencyMs, service: 'web',
-    ...(req.timing ? {timing: req.timing} : {}), ...(req.signal ? {signal: req.signal} : {}), ...(req.now ? {now: req.now} : {}),
+    clock: req.clock ?? 'simulated', ...(req.timing ? {timing: req.timing} : {}), ...(req.signal ? {signal: req.signal} : {}),
   })
   const reports = await Promise.all(STRATEGIES.map((s) => run(s.settings)))
   return {

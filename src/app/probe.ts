@@ -1,5 +1,5 @@
 import {runBarrage} from '../probe/barrage'
-import {sleep} from '../probe/concurrency'
+import {type Clock, WALL_CLOCK} from '../probe/clock'
 import {CookieJar} from '../probe/cookie-jar'
 import {HttpClient} from '../probe/http-client'
 import {ProbeTally} from '../probe/tally'
@@ -26,12 +26,14 @@ export interface ProbeRequest {
   /** Stops the probe between or during barrages (Ctrl-C); the barrage cut short is not counted. */
   signal?: AbortSignal
   onBarrage?: (b: BarrageResult, info: {newBuild: boolean; changed: boolean}) => void
-  now?: () => number
+  /** The wall clock unless given (the lab's simulated clock, in tests). */
+  clock?: Clock
 }
 
 /** Barrages against one page until a stop condition; returns the summary. */
 export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
-  const now = req.now ?? Date.now
+  const clock = req.clock ?? WALL_CLOCK
+  const now = (): number => clock.now()
   const tally = new ProbeTally()
   const jar = req.sticky ? new CookieJar(now) : undefined
   if (jar) for (const c of req.cookies) jar.store(`${c}; Path=/`, new URL(req.url))
@@ -39,7 +41,7 @@ export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
   const client = () => new HttpClient({
     userAgent: req.userAgent, timeoutMs: req.timeoutMs, headers: req.headers, maxSockets: req.concurrency,
     ...(jar ? {jar} : cookie ? {cookie} : {}),
-  }, now)
+  }, clock)
   // Sticky: one client, its connections kept like a browser's. Otherwise a fresh client per barrage,
   // as the write-up's script did: no state carried from one barrage to the next.
   const shared = jar ? client() : undefined
@@ -62,12 +64,12 @@ export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
         break
       }
       current = shared ?? client()
-      const b = await runBarrage(current, req.url, seq, req.concurrency, now)
+      const b = await runBarrage(current, req.url, seq, req.concurrency, clock)
       if (!shared) current.close()
       if (req.signal?.aborted) break
       const info = tally.add(b)
       req.onBarrage?.(b, info)
-      if (req.count === undefined || seq < req.count) await sleep(Math.min(t0 + req.intervalMs, deadline) - now(), req.signal)
+      if (req.count === undefined || seq < req.count) await clock.sleep(Math.min(t0 + req.intervalMs, deadline) - now(), req.signal)
     }
   } finally {
     req.signal?.removeEventListener('abort', stop)

@@ -3,6 +3,7 @@ import http, {type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {DEFAULT_ASSET_PATTERNS} from '../analysis/options'
 import {assetMatcher} from '../analysis/asset-patterns'
+import type {Clock} from '../probe/clock'
 import {type Affinity, AFFINITY_COOKIE, affinitySetCookie, cookieValue, type Endpoint, route} from './routing'
 
 /** One upstream attempt of a request, as ingress-nginx logs it ($upstream_addr, $upstream_status, …). */
@@ -37,7 +38,7 @@ export interface BalancerOptions {
   affinity: Affinity
   random: () => number
   onAccess: (r: AccessRecord) => void
-  now?: () => number
+  clock: Clock
 }
 
 /** Hop-by-hop headers a proxy must not forward (RFC 9110 §7.6.1). */
@@ -67,7 +68,7 @@ export class Balancer {
   requests = 0
 
   constructor(private readonly options: BalancerOptions) {
-    this.now = options.now ?? Date.now
+    this.now = () => options.clock.now()
     this.server = http.createServer((req, res) => this.handle(req, res))
     this.server.keepAliveTimeout = 5000
   }
@@ -140,7 +141,11 @@ export class Balancer {
         ms: time - started, upstreams: attempts, requestId,
       })
     }
-    res.on('close', () => log(res.writableFinished ? res.statusCode : 499))
+    // A simulated clock stands still until the request is answered and logged.
+    void this.options.clock.busy(() => new Promise<void>((resolve) => res.on('close', () => {
+      log(res.writableFinished ? res.statusCode : 499)
+      resolve()
+    })))
     const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' || req.headers['transfer-encoding'] !== undefined
 
     const attempt = (): void => {

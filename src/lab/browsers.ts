@@ -1,7 +1,8 @@
 import {setMaxListeners} from 'node:events'
 import {extractAssets} from '../probe/assets'
 import {classifyAsset} from '../probe/classify'
-import {mapBounded, sleep} from '../probe/concurrency'
+import type {Clock} from '../probe/clock'
+import {mapBounded} from '../probe/concurrency'
 import {CookieJar} from '../probe/cookie-jar'
 import {HttpClient, type HttpResult} from '../probe/http-client'
 import {chunkMap, ROUTES} from './builds'
@@ -31,7 +32,7 @@ export interface FleetOptions {
   record: BrowserRecord
   /** Build index of a version named by a pod's `x-lab-build` header. */
   buildIndex: (version: string | undefined) => number | null
-  now?: () => number
+  clock: Clock
 }
 
 const USER_AGENTS = [
@@ -73,7 +74,11 @@ export class BrowserFleet {
   private readonly now: () => number
 
   constructor(private readonly o: FleetOptions) {
-    this.now = o.now ?? Date.now
+    this.now = () => o.clock.now()
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return this.o.clock.sleep(ms, this.sleeps.signal)
   }
 
   start(): void {
@@ -96,20 +101,20 @@ export class BrowserFleet {
   private async slot(slot: number): Promise<void> {
     const rng = new Random(this.o.seed, `browser-${slot}`)
     const t = this.o.timing
-    await sleep(rng.between(0, t.thinkMs[1]), this.sleeps.signal)
+    await this.sleep(rng.between(0, t.thinkMs[1]))
     while (!this.stopping) {
       const ip = visitorIp(this.visits++)
       const userAgent = rng.pick(USER_AGENTS)
       const visitor: Visitor = {
         key: `${ip} ${userAgent}`,
-        client: new HttpClient({userAgent, timeoutMs: 10_000, headers: {'x-forwarded-for': ip}, jar: new CookieJar(this.now), maxSockets: 6}, this.now),
+        client: new HttpClient({userAgent, timeoutMs: 10_000, headers: {'x-forwarded-for': ip}, jar: new CookieJar(this.now), maxSockets: 6}, this.o.clock),
       }
       this.visitors.add(visitor)
       try {
         const pages = rng.int(t.pagesPerVisit[0], t.pagesPerVisit[1])
         for (let p = 0; p < pages && !this.stopping; p++) {
           await this.pageLoad(visitor, rng)
-          await sleep(rng.between(t.thinkMs[0], t.thinkMs[1]), this.sleeps.signal)
+          await this.sleep(rng.between(t.thinkMs[0], t.thinkMs[1]))
         }
       } finally {
         visitor.client.close()
@@ -138,7 +143,7 @@ export class BrowserFleet {
     if (routeChunk) await this.fetchAsset(v, new URL(routeChunk, page.url).href, page, 'load', false)
     const lazyChunk = lazy === undefined ? undefined : chunks[lazy.route]
     if (lazy && lazyChunk) {
-      await sleep(lazy.delay, this.sleeps.signal)
+      await this.sleep(lazy.delay)
       if (!this.stopping) await this.fetchAsset(v, new URL(lazyChunk, page.url).href, page, 'lazy', false)
     }
   }

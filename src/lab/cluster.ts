@@ -3,6 +3,7 @@ import type {LabBuild} from './builds'
 import {type MissingMode, Pod} from './pod'
 import {type Affinity, type Endpoint, endpointKey} from './routing'
 import type {LabAction} from './schedule'
+import type {Clock} from '../probe/clock'
 
 export interface PodInfo {
   name: string
@@ -44,7 +45,7 @@ export interface ClusterOptions {
   salt: string
   onEvent: (e: LabEvent) => void
   onAccess: (r: AccessRecord) => void
-  now: () => number
+  clock: Clock
 }
 
 /** How long a stopping pod may take to finish what it is answering. */
@@ -72,11 +73,11 @@ export class LabCluster {
   private readonly stopping = new Set<Promise<void>>()
 
   constructor(private readonly o: ClusterOptions) {
-    this.balancer = new Balancer({affinity: o.affinity, random: o.random, onAccess: o.onAccess, now: o.now})
+    this.balancer = new Balancer({affinity: o.affinity, random: o.random, onAccess: o.onAccess, clock: o.clock})
   }
 
   async apply(a: LabAction): Promise<void> {
-    const now = this.o.now
+    const now = (): number => this.o.clock.now()
     switch (a.kind) {
       case 'pod-start': return this.startPod(a.build, a.slot, a.routed)
       case 'pod-stop': {
@@ -114,7 +115,7 @@ export class LabCluster {
     await Promise.all(this.stopping)
     await this.balancer.close(500)
     await Promise.all([...this.slots.values()].map(async (p) => {
-      p.info.stop ??= this.o.now()
+      p.info.stop ??= this.o.clock.now()
       this.o.onEvent({kind: 'pod-stop', time: p.info.stop, pod: p.info})
       await p.pod.close(500)
     }))
@@ -132,7 +133,7 @@ export class LabCluster {
     const name = `${build.replicaSet}-${this.o.podSuffix()}`
     const pod = new Pod({name, build, ...(previous ? {previous} : {}), missing: this.o.missing, latencyMs: this.o.latencyMs})
     await pod.listen()
-    const info: PodInfo = {name, build: build.version, buildIndex, address: pod.address, start: this.o.now(), stop: null}
+    const info: PodInfo = {name, build: build.version, buildIndex, address: pod.address, start: this.o.clock.now(), stop: null}
     const live: LivePod = {pod, info, endpoint: {name, address: pod.address, key: endpointKey(pod.address, this.o.salt)}}
     this.pods.push(info)
     this.slots.set(`${buildIndex}/${slot}`, live)
@@ -152,7 +153,7 @@ export class LabCluster {
     this.targets = this.targets.filter((p) => p !== live)
     this.draining = this.draining.filter((p) => p !== live)
     this.publish()
-    live.info.stop = this.o.now()
+    live.info.stop = this.o.clock.now()
     this.o.onEvent({kind: 'pod-stop', time: live.info.stop, pod: live.info})
     await this.balancer.drain(live.info.name, DRAIN_MS)
     await live.pod.close(DRAIN_MS)

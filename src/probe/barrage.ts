@@ -1,5 +1,6 @@
 import {extractAssets} from './assets'
 import {classifyAsset} from './classify'
+import type {Clock} from './clock'
 import {mapBounded} from './concurrency'
 import {buildFingerprint} from './fingerprint'
 import type {HttpClient, HttpResult} from './http-client'
@@ -13,7 +14,8 @@ const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q
  * script and stylesheet it names, fetch them all at once (at most `concurrency` in flight), and
  * classify each answer.
  */
-export async function runBarrage(client: HttpClient, pageUrl: string, seq: number, concurrency: number, now: () => number): Promise<BarrageResult> {
+export async function runBarrage(client: HttpClient, pageUrl: string, seq: number, concurrency: number, clock: Clock): Promise<BarrageResult> {
+  const now = (): number => clock.now()
   const startedAt = now()
   const page = await client.get(pageUrl, {keepBody: true, accept: PAGE_ACCEPT})
   const pageInfo = {

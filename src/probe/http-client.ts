@@ -2,6 +2,7 @@ import http, {type IncomingHttpHeaders, type IncomingMessage} from 'node:http'
 import https from 'node:https'
 import type {Readable} from 'node:stream'
 import zlib from 'node:zlib'
+import {type Clock, WALL_CLOCK} from './clock'
 import type {CookieJar} from './cookie-jar'
 
 export interface HttpClientOptions {
@@ -58,12 +59,21 @@ export class HttpClient {
   private readonly inFlight = new Set<http.ClientRequest>()
   private closed = false
 
-  constructor(private readonly options: HttpClientOptions, private readonly now: () => number = Date.now) {
+  private readonly now: () => number
+
+  constructor(private readonly options: HttpClientOptions, private readonly clock: Clock = WALL_CLOCK) {
+    this.now = () => clock.now()
     const agentOptions = {keepAlive: true, maxSockets: options.maxSockets}
     this.agents = {http: new http.Agent(agentOptions), https: new https.Agent(agentOptions)}
   }
 
+  /** On a simulated clock, each request waits for the network's delay and is one step of the clock's. */
   async get(url: string, opts: GetOptions = {}): Promise<HttpResult> {
+    if (this.clock.simulated) await this.clock.sleep(this.clock.networkDelayMs)
+    return this.clock.busy(() => this.fetch(url, opts))
+  }
+
+  private async fetch(url: string, opts: GetOptions): Promise<HttpResult> {
     const started = this.now()
     const deadline = started + this.options.timeoutMs
     let current: URL

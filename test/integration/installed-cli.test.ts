@@ -9,13 +9,12 @@ import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {ROOT, runCli} from '../helpers/cli'
 
-function runInstalled(args: string[]): {status: number | null; stdout: string; stderr: string; ms: number} {
-  const t0 = Date.now()
+function runInstalled(args: string[]): {status: number | null; stdout: string; stderr: string} {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {
     cwd: ROOT, encoding: 'utf8', timeout: 30_000,
     env: {...process.env, TZ: 'UTC', COLUMNS: '200', NODE_OPTIONS: '', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', FORCE_COLOR: '0'},
   })
-  return {status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0}
+  return {status: r.status, stdout: r.stdout, stderr: r.stderr}
 }
 
 beforeAll(() => {
@@ -27,9 +26,8 @@ describe('the installed CLI (bin/run.js, dist/)', () => {
     const args = ['analyze', 'fixtures/rolling-round-robin/ingress.log', '--deploys', 'fixtures/rolling-round-robin/deploys.json', '--json']
     const installed = runInstalled(args)
     expect(installed.stderr).toBe('')
+    // A process kept alive by a worker would run into the 30 s timeout and be killed (status null).
     expect(installed.status).toBe(0)
-    // Bounded: a process kept alive by a worker would run into the 30 s timeout (status null).
-    expect(installed.ms).toBeLessThan(20_000)
     const dev = runCli(args)
     expect(dev.status).toBe(0)
     expect(JSON.parse(installed.stdout)).toEqual(JSON.parse(dev.stdout))
@@ -37,12 +35,10 @@ describe('the installed CLI (bin/run.js, dist/)', () => {
 
   it('a worker started early (bin/run.js does for a large file) and never taken over does not keep the process alive', () => {
     const script = `require(${JSON.stringify(join(ROOT, 'dist', 'sources', 'parallel', 'early-worker.js'))}).prestartWorker(); console.log('started')`
-    const t0 = Date.now()
     const r = spawnSync(process.execPath, ['-e', script], {encoding: 'utf8', timeout: 20_000})
     expect(r.stdout).toBe('started\n')
     // A worker holding the process would run into the timeout (status null).
     expect(r.status).toBe(0)
-    expect(Date.now() - t0).toBeLessThan(10_000)
   })
 
   it('--help lists the commands', () => {

@@ -19,8 +19,16 @@ describe('lab --compare', () => {
     return r
   }
 
+  const request = {replicas: 3, stepMs: 2000, everyMs: 1000, tailMs: 2000, browsers: 24, seed: 3, latencyMs: 0}
   beforeAll(async () => {
-    report = await compareStrategies({replicas: 3, stepMs: 2000, everyMs: 1000, tailMs: 2000, browsers: 24, seed: 3, latencyMs: 0})
+    report = await compareStrategies(request)
+  }, 30_000)
+
+  it('on the simulated clock, the same seed gives the same table, request for request', async () => {
+    const again = await compareStrategies(request)
+    expect(again.strategies).toEqual(report.strategies)
+    const other = await compareStrategies({...request, seed: 4})
+    expect(other.strategies).not.toEqual(report.strategies)
   }, 30_000)
 
   it('prints a row per strategy, valid against the schema', () => {

@@ -472,20 +472,16 @@ describe('parseAccessLine: hostile input', () => {
     ['a 1 MB byte count', 'bad-bytes', () => `${OK_HEAD} "GET / HTTP/1.1" 200 ${'1'.repeat(MB)}`],
     ['a 1 MB unterminated user agent', 'unparsed-message', () => `${OK_HEAD} "GET / HTTP/1.1" 200 1 "-" "${'a'.repeat(MB)}`],
     ['a 1 MB request of \\x escapes', 'missing-path', () => `${OK_HEAD} "${'\\x16'.repeat(MB / 4)}" 400 0`],
-  ])('%s is rejected quickly as %s', (_name, reason, make) => {
+  ])('%s is rejected as %s (in linear time: a backtracking blow-up on 1 MB would not finish within the test\'s time)', (_name, reason, make) => {
     const line = make()
-    const t0 = performance.now()
     const r = parseAccessLine(line)
-    expect(performance.now() - t0).toBeLessThan(250)
     expect(r.ok ? 'accepted' : r.reason).toBe(reason)
     checkOutcome(r, line)
   })
 
   it('parses a valid line with a 1 MB user agent (capping line length is the reader’s job)', () => {
     const line = `${OK_HEAD} "GET /a.js HTTP/1.1" 200 1 "-" "${'a'.repeat(MB)}"`
-    const t0 = performance.now()
     const r = parseAccessLine(line)
-    expect(performance.now() - t0).toBeLessThan(250)
     expect(r.ok && r.event.userAgent.length).toBe(MB)
   })
 
@@ -527,10 +523,8 @@ describe('parseAccessLine: hostile input', () => {
 })
 
 describe('looksLikeAccessLine', () => {
-  it('is false for a 1 MB junk line, quickly', () => {
-    const t0 = performance.now()
+  it('is false for a 1 MB junk line', () => {
     expect(looksLikeAccessLine('x'.repeat(1 << 20))).toBe(false)
-    expect(performance.now() - t0).toBeLessThan(50)
   })
 
   it.each<[string, boolean]>([
