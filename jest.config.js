@@ -5,5 +5,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
   testTimeout: 30000,
+  // Jest's default on two cores is one worker: most suites wait on child processes and sockets, not the CPU.
+  maxWorkers: 2,
   transform: {'^.+\\.ts$': ['ts-jest', {tsconfig: 'tsconfig.test.json'}]},
 }
