@@ -1,36 +1,58 @@
 import {detach} from '../util/detach'
 
+/** Evidence times kept per build to judge how often the logs show it answering near its end. */
+const RECENT = 9
+
 /**
- * A build as the logs show it: one shell length (its fingerprint). Builds are numbered in the order
- * their shell first appears on a shell path; that order also decides what "older" means.
+ * A shell length of one app, as the logs show it. While the stream is read every length is a
+ * candidate; at the end only lengths that recur and hold their share of the shell responses are
+ * builds (see BuildTracker.confirm): a dynamic homepage, whose length varies per request, has none.
  */
 export interface Build {
+  /** Candidate number, in the order lengths were first learned. */
   index: number
   shellBytes: number
-  /** Seen by the look-ahead stage, used to decide whether a length is "near" in time. */
+  /** Shell-path responses learned by the look-ahead stage: how many, first and last. */
+  aheadCount: number
   aheadFirst: number
   aheadLast: number
-  /** Shell responses as judged in time order (these are reported). */
+  /** Shell responses as judged in time order (shell paths and routes; these are reported). */
   firstSeen: number
   lastSeen: number
   shellRequests: number
+  /** When the logs showed the build answering: its shell, its length as a fallback body, its pods. */
+  firstServed: number
+  lastServed: number
+  /** The last few of those times, oldest first (how dense the evidence was near the end). */
+  recent: number[]
   versions: Map<string, number>
   /** The pods (upstream addresses) that served this build's shell: its replicas. */
   pods: Set<string>
+  /** `B<number>` once confirmed as a build; undefined for a length that is not one. */
+  number?: number
 }
 
 export function buildId(build: Build | undefined): string | null {
-  return build ? `B${build.index + 1}` : null
+  return build?.number === undefined ? null : `B${build.number}`
 }
 
+/** A length counts as a build when it makes up at least this share of the shell responses of its own time. */
+const MIN_SHARE = 0.05
+
+/** The shell lengths of one app: learned ahead of judging, with the evidence of when each was served. */
 export class BuildTracker {
   readonly builds: Build[] = []
   private readonly byBytes = new Map<number, Build>()
   private readonly podBuilds = new Map<string, Build>()
+  /** When shell-path responses came, run-length encoded, for the share test. */
+  private readonly shellTimes: number[] = []
+  private readonly shellCounts: number[] = []
+  /** Set by confirm(). */
+  private confirmedBuilds: Build[] | undefined
 
   constructor(private readonly tolerance: number) {}
 
-  /** The build whose shell has this length (within the tolerance), if any. */
+  /** The candidate whose shell has this length (within the tolerance), if any. */
   match(bytes: number): Build | undefined {
     const exact = this.byBytes.get(bytes)
     if (exact || this.tolerance === 0) return exact
@@ -42,39 +64,41 @@ export class BuildTracker {
     return best
   }
 
-  /** The build with this shell length that was being served within `slackMs` of `time`. */
+  /** The candidate with this shell length that the look-ahead saw served within `slackMs` of `time`. */
   matchNear(bytes: number, time: number, slackMs: number): Build | undefined {
     const b = this.match(bytes)
     if (b && time >= b.aheadFirst - slackMs && time <= b.aheadLast + slackMs) return b
     return undefined
   }
 
-  /** Look-ahead stage: a response on a shell path teaches a fingerprint (and which build a pod runs). */
+  /** Look-ahead stage: a response on a shell path teaches a length (and which build a pod runs). */
   learn(bytes: number, time: number, upstream?: string): Build {
-    const b = this.learnBytes(bytes, time)
-    if (upstream && this.podBuilds.get(upstream) !== b) this.podBuilds.set(detach(upstream), b)
-    return b
-  }
-
-  private learnBytes(bytes: number, time: number): Build {
     let b = this.match(bytes)
     if (!b) {
       b = {
-        index: this.builds.length, shellBytes: bytes, aheadFirst: time, aheadLast: time,
+        index: this.builds.length, shellBytes: bytes, aheadCount: 0, aheadFirst: time, aheadLast: time,
         firstSeen: Number.POSITIVE_INFINITY, lastSeen: Number.NEGATIVE_INFINITY, shellRequests: 0,
+        firstServed: Number.POSITIVE_INFINITY, lastServed: Number.NEGATIVE_INFINITY, recent: [],
         versions: new Map(), pods: new Set(),
       }
       this.builds.push(b)
       this.byBytes.set(bytes, b)
-      return b
     }
+    b.aheadCount++
     if (time < b.aheadFirst) b.aheadFirst = time
     if (time > b.aheadLast) b.aheadLast = time
+    if (upstream && this.podBuilds.get(upstream) !== b) this.podBuilds.set(detach(upstream), b)
+    const last = this.shellTimes.length - 1
+    if (last >= 0 && this.shellTimes[last] === time) this.shellCounts[last] = (this.shellCounts[last] ?? 0) + 1
+    else {
+      this.shellTimes.push(time)
+      this.shellCounts.push(1)
+    }
     return b
   }
 
-  /** Judging stage: a shell response served by this build (and by this pod, when logged). */
-  served(b: Build, time: number, upstream: string | undefined, version: string | undefined): void {
+  /** Judging stage: a shell response of this build (and of this pod, when logged). */
+  shellServed(b: Build, time: number, upstream: string | undefined, version: string | undefined): void {
     if (time < b.firstSeen) b.firstSeen = time
     if (time > b.lastSeen) b.lastSeen = time
     b.shellRequests++
@@ -86,6 +110,18 @@ export class BuildTracker {
       const n = b.versions.get(version)
       b.versions.set(n === undefined ? detach(version) : version, (n ?? 0) + 1)
     }
+    this.served(b, time)
+  }
+
+  /** Judging stage, in time order: the logs show the build answering at `time`. */
+  served(b: Build, time: number): void {
+    if (time < b.firstServed) b.firstServed = time
+    if (time >= b.lastServed) {
+      b.lastServed = time
+      const r = b.recent
+      if (r.length === RECENT) r.shift()
+      r.push(time)
+    }
   }
 
   /** The build a pod was last seen serving. */
@@ -94,24 +130,41 @@ export class BuildTracker {
   }
 
   /**
-   * The one build other than `page` whose shell was being served at `time`: who must have answered
-   * a request that the page's own build would have served (a 404 for its asset, with no pod logged).
-   * `slackMs` widens each build's serving time: a new pod answers before its first shell is logged.
+   * Decides which lengths are builds: those seen on a shell path at least twice that make up at
+   * least MIN_SHARE of the shell responses between their first and last (a length of a dynamic page
+   * that recurs by chance hours apart does not), numbered B1, B2, … in the order they appeared.
    */
-  otherServing(page: Build | undefined, time: number, slackMs: number): Build | undefined {
-    let found: Build | undefined
-    for (const b of this.builds) {
-      if (b === page || time < b.aheadFirst - slackMs || time > b.aheadLast + slackMs) continue
-      if (found) return undefined // two candidates: cannot tell
-      found = b
-    }
-    return found
+  confirm(): Build[] {
+    if (this.confirmedBuilds) return this.confirmedBuilds
+    const confirmed = this.builds.filter((b) => b.aheadCount >= 2 && b.aheadCount >= MIN_SHARE * this.shellsBetween(b.aheadFirst, b.aheadLast))
+      .sort((a, b) => a.aheadFirst - b.aheadFirst || a.index - b.index)
+    confirmed.forEach((b, i) => (b.number = i + 1))
+    return (this.confirmedBuilds = confirmed)
   }
 
-  /** Builds that served at least one shell, in the order they were first seen. */
-  seen(): Build[] {
-    return this.builds.filter((b) => b.shellRequests > 0)
+  /** Shell-path responses the look-ahead learned. */
+  get shellResponses(): number {
+    let n = 0
+    for (const c of this.shellCounts) n += c
+    return n
   }
+
+  private shellsBetween(from: number, to: number): number {
+    let n = 0
+    for (let i = lowerBound(this.shellTimes, from); i < this.shellTimes.length && (this.shellTimes[i] as number) <= to; i++) n += this.shellCounts[i] as number
+    return n
+  }
+}
+
+/**
+ * How long after the last evidence of a build it may still have been served unseen: the widest gap
+ * between the last few times the logs showed it (evidence thins out as its last pods go), at least
+ * the logs' resolution.
+ */
+export function servingSlack(b: Build, resolutionMs: number): number {
+  let gap = resolutionMs
+  for (let i = 1; i < b.recent.length; i++) gap = Math.max(gap, (b.recent[i] as number) - (b.recent[i - 1] as number))
+  return gap
 }
 
 /** The version tag most shell responses of a build carried. */
@@ -120,4 +173,15 @@ export function mainVersion(b: Build): string | undefined {
   let count = 0
   for (const [v, n] of b.versions) if (n > count || (n === count && best !== undefined && v < best)) [best, count] = [v, n]
   return best
+}
+
+export function lowerBound(a: readonly number[], x: number): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((a[mid] as number) < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }

@@ -14,13 +14,13 @@ const pct = (x: number): string => `${Math.round(x * 1000) / 10}%`
 export function deployRows(group: string, r: AnalysisReport, include: (start: number) => boolean = () => true): CompareDeploy[] {
   return r.deploys.filter((d) => include(Date.parse(d.start))).map((d) => {
     const mine = r.incidents.filter((i) => i.deployId === d.id)
-    const rollouts = mine.filter((i) => i.kind === 'rollout')
+    const rollouts = mine.filter((i) => i.cause === 'rollout')
     const broken = rollouts.reduce((n, i) => n + i.affectedPageLoads, 0)
     const from = r.builds.find((b) => b.id === d.fromBuild)
     return {
       group, id: d.id, start: d.start, fromBuild: d.fromBuild, toBuild: d.toBuild, pods: from?.pods ?? null,
       pageLoads: d.pageLoads, brokenPageLoads: broken, brokenShare: share(broken, d.pageLoads),
-      staleBrokenPageLoads: mine.filter((i) => i.kind === 'stale-client').reduce((n, i) => n + i.affectedPageLoads, 0),
+      staleBrokenPageLoads: mine.filter((i) => i.cause === 'stale-client').reduce((n, i) => n + i.affectedPageLoads, 0),
       affectedUsers: d.affectedUsers, windowSeconds: Math.max(0, ...rollouts.map((i) => i.windowSeconds)),
     }
   })

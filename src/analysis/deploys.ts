@@ -1,9 +1,28 @@
 import type {DeclaredDeploy} from '../model/deploy'
+import type {DeploySource} from '../model/report'
 import {type Build, mainVersion} from './builds'
 
-/** A deploy window tied to the builds it replaced and introduced. */
+/** One rollout as declared: the deploy records (markers, Kubernetes events, deploy-file rows) that describe it, fused. */
+export interface Rollout {
+  start: number
+  /** When it finished; absent when no record says (then the builds bound it). */
+  end?: number
+  sources: DeploySource[]
+  service?: string
+  namespace?: string
+  deployment?: string
+  app?: string
+  version?: string
+  fromVersion?: string
+  description?: string
+  /** What each source kind called the version (a marker's tag, a replica set): two rollouts of one kind with two versions are two. */
+  versions: Map<DeploySource, string>
+}
+
+/** A deploy window of one app, tied to the builds it replaced and introduced. */
 export interface ResolvedDeploy {
-  source: 'file' | 'events' | 'inferred'
+  sources: DeploySource[]
+  app: string
   start: number
   end: number
   from: Build | undefined
@@ -13,56 +32,210 @@ export interface ResolvedDeploy {
   description?: string
 }
 
-/**
- * Deploys inferred from the logs: wherever a new shell fingerprint appears, the rollout runs from
- * the moment both builds were served side by side until the old shell was last served (or, for a
- * stop-and-start deploy, from the last old shell to the first new one).
- */
-export function inferDeploys(builds: readonly Build[]): ResolvedDeploy[] {
-  const ordered = [...builds].sort((a, b) => a.firstSeen - b.firstSeen || a.index - b.index)
-  const deploys: ResolvedDeploy[] = []
-  for (let i = 1; i < ordered.length; i++) {
-    const to = ordered[i]
-    if (!to) continue
-    // The build being replaced: of the older builds, the one still served last.
-    let from: Build | undefined
-    for (const b of ordered.slice(0, i)) if (!from || b.lastSeen > from.lastSeen) from = b
-    if (!from) continue
-    const start = Math.min(to.firstSeen, from.lastSeen)
-    const end = Math.max(to.firstSeen, Math.min(from.lastSeen, to.lastSeen))
-    deploys.push({source: 'inferred', start, end, from, to, version: mainVersion(to)})
-  }
-  return deploys
+/** Records of one rollout may start or end this far apart (a CI marker and the Kubernetes API's clock). */
+const JOIN_TOLERANCE_MS = 2000
+
+/** Who a record is about: the app it names, else its service, else its Deployment. */
+function identity(d: {app?: string; service?: string; deployment?: string}): string {
+  return (d.app ?? d.service ?? d.deployment ?? '').toLowerCase()
 }
 
 /**
- * Declared deploys (a deploy file, Datadog events) matched to the builds the logs show: the build
- * named by version tag when logs carry one, else the first build to appear once the deploy began,
- * replacing the older build that was still served last.
+ * Fuses deploy records into rollouts: a marker of a rollout's start and the marker of its end
+ * (same aggregation key, else same version, else the next end); then markers, Kubernetes rollouts
+ * and deploy-file rows of one app that overlap in time become one rollout whose window covers them
+ * all, unless two records of the same kind name different versions (two deploys back to back).
  */
-export function resolveDeclared(declared: readonly DeclaredDeploy[], builds: readonly Build[], marginMs: number): ResolvedDeploy[] {
-  const ordered = [...declared].sort((a, b) => a.start - b.start)
-  return ordered.map((d, i) => {
-    const nextStart = ordered[i + 1]?.start ?? Number.POSITIVE_INFINITY
-    // The first build to appear once the deploy began; failing that, one that appeared just before
-    // (clocks of the deploy record and the logs differ) — but never an old build seen long before.
-    const candidates = builds.filter((b) => b.firstSeen < nextStart)
-    const to = byVersion(builds, d.version) ??
-      candidates.filter((b) => b.firstSeen >= d.start).sort((a, b) => a.firstSeen - b.firstSeen)[0] ??
-      candidates.filter((b) => b.firstSeen >= d.start - marginMs && b.firstSeen < d.start && b.lastSeen >= d.start)
-        .sort((a, b) => b.firstSeen - a.firstSeen)[0]
-    const from = byVersion(builds, d.fromVersion) ?? builds
-      .filter((b) => b !== to && b.firstSeen < (to?.firstSeen ?? d.start))
-      .sort((a, b) => b.lastSeen - a.lastSeen)[0]
-    const end = d.end ?? Math.max(d.start, from && to ? Math.min(from.lastSeen, nextStart) : d.start)
-    return {
-      source: d.source, start: d.start, end: Math.max(end, d.start), from, to,
-      service: d.service, version: d.version, description: d.description,
+export function fuseRollouts(declared: readonly DeclaredDeploy[]): Rollout[] {
+  const windows = [...pairMarkers(declared.filter((d) => d.source === 'marker')), ...declared.filter((d) => d.source !== 'marker')]
+    .sort((a, b) => a.start - b.start || sourceRank(a.source) - sourceRank(b.source))
+  const rollouts: Rollout[] = []
+  for (const d of windows) {
+    const end = d.end ?? d.start
+    const joinable = rollouts.filter((r) => identity(r) === identity(d) && !conflicts(r, d) &&
+      d.start <= (r.end ?? r.start) + JOIN_TOLERANCE_MS && end >= r.start - JOIN_TOLERANCE_MS)
+    // The one whose window holds the record's start, else the nearest.
+    const target = joinable.sort((a, b) => distance(a, d.start) - distance(b, d.start))[0]
+    if (target) join(target, d)
+    else rollouts.push(join({start: d.start, sources: [], versions: new Map()}, d))
+  }
+  return rollouts.sort((a, b) => a.start - b.start)
+}
+
+function sourceRank(s: DeclaredDeploy['source']): number {
+  return s === 'file' ? 0 : s === 'marker' ? 1 : 2
+}
+
+function distance(r: Rollout, t: number): number {
+  const end = r.end ?? r.start
+  return t < r.start ? r.start - t : t > end ? t - end : 0
+}
+
+function conflicts(r: Rollout, d: DeclaredDeploy): boolean {
+  const mine = d.version === undefined ? undefined : r.versions.get(d.source)
+  return mine !== undefined && mine !== d.version
+}
+
+function join(r: Rollout, d: DeclaredDeploy): Rollout {
+  if (d.start < r.start) r.start = d.start
+  if (d.end !== undefined && (r.end === undefined || d.end > r.end)) r.end = d.end
+  if (!r.sources.includes(d.source)) r.sources.push(d.source)
+  if (d.version !== undefined && !r.versions.has(d.source)) r.versions.set(d.source, d.version)
+  // A marker's or a file's version (v2.14.4) says more than a replica set's name.
+  const version = r.versions.get('marker') ?? r.versions.get('file') ?? r.versions.get('kubernetes')
+  if (version !== undefined) r.version = version
+  for (const k of ['service', 'namespace', 'deployment', 'app', 'fromVersion', 'description'] as const) {
+    const v = d[k]
+    if (v !== undefined && r[k] === undefined) r[k] = v
+  }
+  return r
+}
+
+/**
+ * Start and end markers of one rollout as one record: by aggregation key when they carry one, else
+ * an end marker closes the open start of the same identity and version (or, versions unnamed, the
+ * latest open one). A marker with no phase, or an unmatched one, stays a moment of its own.
+ */
+function pairMarkers(markers: readonly DeclaredDeploy[]): DeclaredDeploy[] {
+  const out: DeclaredDeploy[] = []
+  const byKey = new Map<string, DeclaredDeploy>()
+  const open: DeclaredDeploy[] = []
+  for (const m of [...markers].sort((a, b) => a.start - b.start)) {
+    const keyed = m.key === undefined ? undefined : byKey.get(`${identity(m)}|${m.key}`)
+    if (keyed) {
+      merge(keyed, m)
+      continue
     }
-  })
+    if (m.phase === 'end') {
+      const i = findLastIndex(open, (o) => identity(o) === identity(m) && (m.version === undefined || o.version === undefined || o.version === m.version))
+      if (i !== -1) {
+        const [started] = open.splice(i, 1) as [DeclaredDeploy]
+        merge(started, m)
+        continue
+      }
+    }
+    const record: DeclaredDeploy = {...m}
+    if (m.phase === 'end') record.end = m.start
+    delete record.phase
+    out.push(record)
+    if (m.key !== undefined) byKey.set(`${identity(m)}|${m.key}`, record)
+    if (m.phase === 'start') open.push(record)
+  }
+  return out
+}
+
+function merge(into: DeclaredDeploy, m: DeclaredDeploy): void {
+  if (m.phase === 'end' || m.start > into.start) into.end = Math.max(into.end ?? m.start, m.start)
+  if (m.phase === 'start' && m.start < into.start) into.start = m.start
+  for (const k of ['service', 'version', 'namespace', 'deployment', 'description'] as const) if (into[k] === undefined && m[k] !== undefined) into[k] = m[k]
+}
+
+function findLastIndex<T>(a: readonly T[], f: (x: T) => boolean): number {
+  for (let i = a.length - 1; i >= 0; i--) if (f(a[i] as T)) return i
+  return -1
+}
+
+/** An app as deploy records are matched to it. */
+export interface AppIdentity {
+  name: string
+  source: 'upstream' | 'host' | 'service' | 'key' | 'none'
+  /** Confirmed builds: an app with none shows no deploy to match. */
+  builds: number
+}
+
+/**
+ * The app a rollout belongs to, or why none: the app it names; a `--deploy-app` mapping; the
+ * ingress upstream `namespace-name-port` of its Deployment or service; a host or service of that
+ * name; else, a record that names nothing, the only app with builds.
+ */
+export function matchApp(r: Rollout, apps: readonly AppIdentity[], mapping: Readonly<Record<string, string>> = {}): {app: string} | {reason: string} {
+  const names = [r.app, r.service, r.deployment].filter((n): n is string => n !== undefined)
+  for (const n of names) {
+    const mapped = mapping[n]
+    if (mapped !== undefined) return apps.some((a) => a.name === mapped) ? {app: mapped} : {reason: `--deploy-app maps ${n} to ${mapped}, which has no traffic in the logs`}
+  }
+  if (r.app !== undefined) {
+    const app = apps.find((a) => a.name === r.app)
+    return app ? {app: app.name} : {reason: `names app ${r.app}, which has no traffic in the logs`}
+  }
+  if (names.length === 0) {
+    const withBuilds = apps.filter((a) => a.builds > 0)
+    if (withBuilds.length === 1) return {app: (withBuilds[0] as AppIdentity).name}
+    return {reason: withBuilds.length === 0 ? 'no app in the logs shows a build' : `names no service or Deployment, and ${withBuilds.length} apps show builds (give the record a service, or --deploy-app)`}
+  }
+  const lower = names.map((n) => n.toLowerCase())
+  const found = apps.filter((a) => lower.some((n) => appNamed(a, n, r.namespace?.toLowerCase())))
+  if (found.length === 1) return {app: (found[0] as AppIdentity).name}
+  if (found.length > 1) {
+    // The ingress upstream is the most specific name.
+    const upstreams = found.filter((a) => a.source === 'upstream')
+    if (upstreams.length === 1) return {app: (upstreams[0] as AppIdentity).name}
+    return {reason: `matches ${found.length} apps (${found.map((a) => a.name).join(', ')}); map it with --deploy-app ${names[0]}=APP`}
+  }
+  // One unnamed app (logs without upstream, host or service): the records are about it.
+  if (apps.length === 1 && apps[0]?.source === 'none') return {app: apps[0].name}
+  return {reason: `no app in the logs is named ${names.join(' or ')} (apps: ${apps.map((a) => a.name || '-').join(', ') || 'none'}); map it with --deploy-app ${names[0]}=APP`}
+}
+
+function appNamed(a: AppIdentity, n: string, namespace: string | undefined): boolean {
+  const name = a.name.toLowerCase()
+  if (name === n) return true
+  if (a.source === 'upstream') {
+    // ingress-nginx names upstreams `<namespace>-<service>-<port>`.
+    const m = /^(.*)-(\d+)$/.exec(name)
+    const base = m ? (m[1] as string) : name
+    if (namespace !== undefined ? base === `${namespace}-${n}` : base.endsWith(`-${n}`) || base === n) return true
+  }
+  if (a.source === 'host') return name.split('.')[0] === n
+  return false
+}
+
+/**
+ * A declared rollout on one app's builds: the build named by version tag when logs carry one, else
+ * the first build to appear once the rollout began (or just before: clocks differ), replacing the
+ * older build that was still served last. Without an end, the rollout ends when the old build was
+ * last served (and before the next one starts).
+ */
+export function resolveRollout(r: Rollout, app: string, builds: readonly Build[], nextStart: number, marginMs: number): ResolvedDeploy {
+  const candidates = builds.filter((b) => b.firstServed < nextStart)
+  const to = byVersion(builds, r.version) ??
+    candidates.filter((b) => b.firstServed >= r.start).sort((a, b) => a.firstServed - b.firstServed)[0] ??
+    candidates.filter((b) => b.firstServed >= r.start - marginMs && b.firstServed < r.start && b.lastServed >= r.start)
+      .sort((a, b) => b.firstServed - a.firstServed)[0]
+  const from = byVersion(builds, r.fromVersion) ?? builds
+    .filter((b) => b !== to && b.firstServed < (to?.firstServed ?? r.start))
+    .sort((a, b) => b.lastServed - a.lastServed)[0]
+  const end = r.end ?? Math.max(r.start, from && to ? Math.min(from.lastServed, nextStart) : r.start)
+  return {
+    sources: r.sources, app, start: r.start, end: Math.max(end, r.start), from, to,
+    ...(r.service ? {service: r.service} : {}), ...(r.version ? {version: r.version} : {}), ...(r.description ? {description: r.description} : {}),
+  }
 }
 
 function byVersion(builds: readonly Build[], version: string | undefined): Build | undefined {
   if (!version) return undefined
   return builds.find((b) => b.versions.has(version))
+}
+
+/**
+ * Deploys of one app inferred from its builds: wherever a new build appears, the rollout runs from
+ * the first time the logs show it answering (its shell, or its length as a fallback body) to the
+ * last time they show the build it replaced (for a stop-and-start deploy, from that last time to the
+ * new one's first).
+ */
+export function inferDeploys(app: string, builds: readonly Build[]): ResolvedDeploy[] {
+  const ordered = [...builds].sort((a, b) => a.firstServed - b.firstServed || a.index - b.index)
+  const deploys: ResolvedDeploy[] = []
+  for (let i = 1; i < ordered.length; i++) {
+    const to = ordered[i] as Build
+    // The build being replaced: of the older builds, the one still served last.
+    let from: Build | undefined
+    for (const b of ordered.slice(0, i)) if (!from || b.lastServed > from.lastServed) from = b
+    if (!from) continue
+    const start = Math.min(to.firstServed, from.lastServed)
+    const end = Math.max(to.firstServed, Math.min(from.lastServed, to.lastServed))
+    const version = mainVersion(to)
+    deploys.push({sources: ['inferred'], app, start, end, from, to, ...(version ? {version} : {})})
+  }
+  return deploys
 }

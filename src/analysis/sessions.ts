@@ -2,7 +2,6 @@ import type {FailureReason} from '../model/report'
 import {urlPath} from '../util/url-path'
 import type {Build} from './builds'
 
-/** A shell request and the asset requests that follow it in the same session. */
 /** One request of a page load, kept for the HTML report's waterfall. */
 export interface PageRequest {
   time: number
@@ -15,17 +14,17 @@ export interface PageRequest {
   reason?: FailureReason
 }
 
+/** A shell request and the asset requests that follow it in the same session. */
 export interface PageLoad {
   id: number
   session: string
   time: number
   path: string
-  service: string
   build: Build | undefined
   lastActivity: number
+  /** Its initial load is over: a request came more than the lazy gap after the one before. */
+  lazy: boolean
   failures: number
-  /** The last incident it failed in (-1: none yet); its incidents come one after another. */
-  lastIncident: number
   /** The page's requests (shell first), only when the analysis keeps detail; capped. */
   requests?: PageRequest[]
 }
@@ -49,18 +48,18 @@ const MAX_PAGE_LOADS = 64
  */
 export class SessionTracker {
   private readonly sessions = new Map<string, Session>()
-  private nextPageLoadId = 1
   private lastSweep = Number.NEGATIVE_INFINITY
   private lastKey: string | undefined
   private lastSession: Session | undefined
 
-  constructor(private readonly horizonMs: number) {}
+  /** `ids` numbers page loads across every app's tracker. */
+  constructor(private readonly horizonMs: number, private readonly ids: {next: number} = {next: 1}) {}
 
   get size(): number {
     return this.sessions.size
   }
 
-  startPageLoad(key: string, time: number, path: string, service: string, build: Build | undefined): PageLoad {
+  startPageLoad(key: string, time: number, path: string, build: Build | undefined): PageLoad {
     let s = this.session(key)
     if (!s) {
       s = {key, pageLoads: [], lastSeen: time}
@@ -68,7 +67,7 @@ export class SessionTracker {
       this.lastKey = key
       this.lastSession = s
     }
-    const pl: PageLoad = {id: this.nextPageLoadId++, session: key, time, path, service, build, lastActivity: time, failures: 0, lastIncident: -1}
+    const pl: PageLoad = {id: this.ids.next++, session: key, time, path, build, lastActivity: time, lazy: false, failures: 0}
     // concat makes an array of exactly the size needed (push reserves room for 16 more): most
     // sessions hold one or two page loads, and there are as many sessions as users in the horizon.
     s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? s.pageLoads.concat(pl) : [...s.pageLoads.slice(1), pl]
@@ -93,7 +92,9 @@ export class SessionTracker {
     return newest
   }
 
-  touch(key: string, pl: PageLoad, time: number): void {
+  /** A request of `pl` at `time`: its initial load is over when it comes more than `lazyGapMs` after the one before. */
+  touch(key: string, pl: PageLoad, time: number, lazyGapMs = Number.POSITIVE_INFINITY): void {
+    if (time - pl.lastActivity > lazyGapMs) pl.lazy = true
     if (time > pl.lastActivity) pl.lastActivity = time
     const s = this.session(key)
     if (s && time > s.lastSeen) s.lastSeen = time

@@ -1,4 +1,4 @@
-import {DEFAULT_ASSET_PATTERNS, type AnalysisOptions} from '../analysis/options'
+import {DEFAULT_ASSET_PATTERNS, type AnalysisOptions, type AppSource} from '../analysis/options'
 import type {NormalizeOptions} from '../normalize/fields'
 import {ConfigError, parseAssetPatterns, parseDuration, parseFields, parseSessionKey} from './parse'
 
@@ -15,6 +15,10 @@ export interface AnalyzeFlags {
   'reorder-window': string
   field?: string[]
   'session-key': string
+  'lazy-gap': string
+  'app-key': string
+  app?: string
+  'deploy-app'?: string[]
 }
 
 export interface AnalyzeSettings {
@@ -37,8 +41,37 @@ export function analyzeSettings(f: AnalyzeFlags): AnalyzeSettings {
       incidentGapMs: parseDuration('incident-gap', f['incident-gap']),
       deployMarginMs: parseDuration('deploy-margin', f['deploy-margin']),
       lookaheadMs: parseDuration('lookahead', f.lookahead),
+      lazyGapMs: parseDuration('lazy-gap', f['lazy-gap']),
+      ...(f['app-key'] === 'auto' ? {} : {appSource: appSourceOf(f['app-key'])}),
+      ...(f.app === undefined ? {} : {app: f.app}),
+      ...(f['deploy-app'] === undefined ? {} : {deployApps: parseDeployApps(f['deploy-app'])}),
     },
-    normalize: {fields: parseFields(f.field ?? []), sessionKey: parseSessionKey(f['session-key'])},
+    normalize: {fields: {...parseFields(f.field ?? []), ...appField(f['app-key'])}, sessionKey: parseSessionKey(f['session-key'])},
     reorderWindowMs: parseDuration('reorder-window', f['reorder-window']),
   }
+}
+
+/** `--app-key`: auto, upstream, host, service, or an attribute path (`@kube.app`, `tag:app`) read into the app field. */
+function appSourceOf(key: string): AppSource {
+  if (key === 'upstream' || key === 'host' || key === 'service' || key === 'auto') return key
+  return 'key'
+}
+
+function appField(key: string): {app?: string} {
+  if (['auto', 'upstream', 'host', 'service'].includes(key)) return {}
+  if (!/^(@?[\w.-]+|tag:[\w.-]+)$/.test(key)) {
+    throw new ConfigError(`--app-key ${key}: expected auto, upstream, host, service, an attribute path (@kube.app) or a tag (tag:app)`)
+  }
+  return {app: key}
+}
+
+/** `--deploy-app SERVICE=APP`: deploy records of that service or Deployment belong to that app. */
+function parseDeployApps(specs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const spec of specs) {
+    const eq = spec.indexOf('=')
+    if (eq <= 0 || eq === spec.length - 1) throw new ConfigError(`--deploy-app ${spec}: expected SERVICE=APP (e.g. webapp=default-webapp-80)`)
+    out[spec.slice(0, eq)] = spec.slice(eq + 1)
+  }
+  return out
 }

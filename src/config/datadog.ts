@@ -224,7 +224,7 @@ export type ExportFlags = DatadogFlags & Pick<AnalyzeFlags, 'asset-pattern' | 'd
 }
 
 /** Analysis settings export does not use (it only narrows by asset patterns, shell paths and lengths). */
-const UNUSED_BY_EXPORT = {'session-key': 'auto', 'incident-gap': '5m', 'deploy-margin': '60s', 'reorder-window': '60s'}
+const UNUSED_BY_EXPORT = {'session-key': 'auto', 'incident-gap': '5m', 'deploy-margin': '60s', 'reorder-window': '60s', 'lazy-gap': '3s', 'app-key': 'auto'}
 
 export function exportSettings(f: ExportFlags, env: Env, now: number): Omit<ExportRequest, 'hooks'> {
   const connection = resolveConnection(f, env)

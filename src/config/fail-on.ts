@@ -8,7 +8,7 @@ const MEASURES = {
   'failed-requests': (r: AnalysisReport) => r.totals.failedRequests,
   incidents: (r: AnalysisReport) => r.incidents.length,
   'broken-share': (r: AnalysisReport) => Math.max(0, ...r.incidents.map((i) => i.brokenShare)),
-  'window-seconds': (r: AnalysisReport) => Math.max(0, ...r.incidents.filter((i) => i.kind === 'rollout').map((i) => i.windowSeconds)),
+  'window-seconds': (r: AnalysisReport) => Math.max(0, ...r.incidents.filter((i) => i.cause === 'rollout').map((i) => i.windowSeconds)),
 } as const
 
 type Measure = keyof typeof MEASURES

@@ -28,10 +28,17 @@ export interface AccessEvent {
   requestId?: string
   /** The upstream (pod) that answered: `ip:port` of the last upstream tried. */
   upstream?: string
+  /** The ingress upstream the request was routed to (`$proxy_upstream_name`: `namespace-service-port`). */
+  upstreamName?: string
+  /** The request's Host (the virtual host), when logged. */
+  vhost?: string
+  /** The app, when `--app-key` names the attribute that holds it. */
+  app?: string
   /** An explicit build/version tag carried by the log. */
   version?: string
   contentType?: string
   service?: string
+  /** The machine that logged it (Datadog's `host`: for ingress logs, the controller pod). */
   host?: string
   /** Datadog event id, used to drop duplicates when pages overlap. */
   id?: string

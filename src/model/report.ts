@@ -2,11 +2,26 @@
  * The analysis result: the `--json` contract (schemas/analyze.schema.json). Times are ISO-8601 UTC
  * with milliseconds. Bump SCHEMA_VERSION on any incompatible change.
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
-export type IncidentKind = 'rollout' | 'stale-client' | 'unattributed'
+/**
+ * rollout: the page's build was still being served when it failed (mixed versions behind the
+ * ingress). stale-client: no pod served the page's build any more (an old tab). unattributed: neither
+ * can be told (no build known, or no other build served).
+ */
+export type FailureCause = 'rollout' | 'stale-client' | 'unattributed'
 export type Direction = 'oldPageNewPod' | 'newPageOldPod' | 'unknown'
 export type FailureReason = 'fallback' | 'missing' | 'contentType'
+/**
+ * crashed: a script or module failed while the page loaded. lazyChunkFailed: a script failed after
+ * the initial load (the route the user opened broke). unstyled: only stylesheets failed. degraded:
+ * only other assets (images, fonts). A page load counts once, by the first of these that applies.
+ */
+export type PageLoadOutcome = 'crashed' | 'lazyChunkFailed' | 'unstyled' | 'degraded'
+/** What the failed asset was, by its path. */
+export type AssetKind = 'script' | 'stylesheet' | 'other'
+/** Whether a request came in the page's initial load or later (a lazy import). */
+export type LoadPhase = 'initial' | 'lazy'
 
 export interface SkippedLocation {
   reason: string
@@ -54,20 +69,50 @@ export interface DatadogInputSummary {
   deployEvents?: {api: 'v2' | 'v1'; events: number; deploys: number; fallbackReason?: string}
 }
 
+/** One app: the site one set of pods serves (an ingress upstream, a virtual host, a service). */
+export interface AppReport {
+  /** The upstream name, host or service; null when the logs name none (one unnamed app). */
+  name: string | null
+  /** What named it: `upstream` (proxy_upstream_name), `host`, `service`, `key` (--app-key), or `none`. */
+  source: 'upstream' | 'host' | 'service' | 'key' | 'none'
+  requests: number
+  pageLoads: number
+  builds: number
+  deploys: number
+  /**
+   * The shell's length varies per request (a dynamic homepage): most shell responses are of lengths
+   * seen once, so they are not builds; failures are then found by 404s, content type and the
+   * lengths that do recur.
+   */
+  shellLengthVaries: boolean
+  affectedUsers: number
+  brokenPageLoads: number
+}
+
 export interface BuildReport {
+  /** `B1`, `B2`, …: numbered per app in the order its shell first appeared. */
   id: string
+  app: string | null
   shellBytes: number
   firstSeen: string
   lastSeen: string
+  /** When the logs last showed this build answering (its shell, its length as a fallback body, its pods). */
+  lastServed: string
   shellRequests: number
   /** Pods (upstream addresses) seen serving this build's shell, when the logs name them. */
   pods?: number
   version?: string
 }
 
+/** Where a deploy's window came from: deploy markers, the Deployment's Kubernetes events, a deploy file's rows, or the logs. */
+export type DeploySource = 'marker' | 'kubernetes' | 'file' | 'inferred'
+
 export interface DeployReport {
+  /** `D1`, `D2`, … in time order over all apps. */
   id: string
-  source: 'file' | 'events' | 'inferred'
+  app: string | null
+  /** Every kind of record fused into this rollout. */
+  sources: DeploySource[]
   start: string
   end: string
   windowSeconds: number
@@ -78,24 +123,45 @@ export interface DeployReport {
   description?: string
   incidentIds: string[]
   affectedUsers: number
+  /** Page loads with any failure of this deploy, and per outcome. */
   affectedPageLoads: number
-  /** Page loads started inside the window (plus the deploy margin), plus its broken ones that started outside it. */
+  byOutcome: Record<PageLoadOutcome, number>
+  /** Page loads started inside the window (plus the deploy margin), plus its affected ones that started outside it. */
   pageLoads: number
   failedRequests: number
+  byCause: Record<FailureCause, number>
   byDirection: Record<Direction, number>
+  /** First and last failure of the rollout race (null when none): the window users were hurt in. */
+  rolloutWindow: {start: string; end: string; seconds: number} | null
+}
+
+/** A deploy record that matched no app's traffic: listed, never dropped. */
+export interface UnmatchedDeployReport {
+  sources: DeploySource[]
+  start: string
+  end: string
+  service?: string
+  version?: string
+  description?: string
+  reason: string
 }
 
 export interface IncidentReport {
   id: string
-  kind: IncidentKind
+  app: string | null
+  cause: FailureCause
   deployId: string | null
-  service: string | null
   start: string
   end: string
   windowSeconds: number
   affectedUsers: number
   affectedPageLoads: number
+  /** Affected page loads by outcome (each page load once, by its worst outcome in this incident). */
+  byOutcome: Record<PageLoadOutcome, number>
+  /** Crashed page loads in the incident ("broken"). */
+  brokenPageLoads: number
   pageLoads: number
+  /** Crashed page loads over page loads. */
   brokenShare: number
   failedRequests: number
   byDirection: Record<Direction, number>
@@ -103,51 +169,98 @@ export interface IncidentReport {
 }
 
 export interface AffectedUserReport {
+  app: string | null
   session: string
   clientIp: string
   userAgent: string
   firstFailure: string
   lastFailure: string
+  /** Crashed page loads. */
   brokenPageLoads: number
+  affectedPageLoads: number
   failedRequests: number
   incidentIds: string[]
+}
+
+/** Traffic that is not people: counted apart, never users or page loads. */
+export interface NonUserReport {
+  /** Crawlers and bots by user agent (the isbot list). */
+  crawlers: NonUserCounts
+  /** skewscan's own probe (user agent `skewscan-probe/…`). */
+  probe: NonUserCounts
+  /** Requests for asset paths that no build ever served as an asset (scanners probing `/static/js/main.js` and the like). */
+  scanners: NonUserCounts
+  /** Source maps (DevTools) answered with a shell or 404: they never break a page. */
+  sourceMaps: {failedRequests: number}
+}
+
+export interface NonUserCounts {
+  requests: number
+  clients: number
+  /** Asset requests answered with a shell, 404/410 or HTML. */
+  failedRequests: number
 }
 
 /** Detail for the HTML report (`--format html`): the traffic timeline and the broken page loads' requests. */
 export interface ReportDetails {
   bucketSeconds: number
-  timeline: {service: string | null; buckets: {start: string; requests: number; pageLoads: number; failures: number}[]}[]
+  timeline: {app: string | null; buckets: {start: string; requests: number; pageLoads: number; failures: number}[]}[]
   brokenPageLoads: {
     id: number
+    app: string | null
     session: string
     clientIp: string
     userAgent: string
     time: string
     path: string
     build: string | null
+    outcome: PageLoadOutcome
     incidentIds: string[]
     /** The shell first, then the page's requests in time order (at most 40). */
     requests: {time: string; path: string; status: number; bytes: number; build: string | null; reason: FailureReason | null}[]
   }[]
 }
 
+export interface Totals {
+  /** Page loads of people (crawlers, the probe and scanners' requests left out). */
+  pageLoads: number
+  /** Crashed page loads: a script or module failed while the page loaded. */
+  brokenPageLoads: number
+  /** Page loads with any failure, and per outcome. */
+  affectedPageLoads: number
+  byOutcome: Record<PageLoadOutcome, number>
+  affectedUsers: number
+  failedRequests: number
+  byCause: Record<FailureCause, number>
+}
+
 export interface AnalysisReport {
   schemaVersion: number
   input: InputSummary
-  totals: {pageLoads: number; brokenPageLoads: number; affectedUsers: number; failedRequests: number}
+  totals: Totals
+  apps: AppReport[]
   builds: BuildReport[]
   deploys: DeployReport[]
+  unmatchedDeploys: UnmatchedDeployReport[]
   incidents: IncidentReport[]
   affectedUsers: AffectedUserReport[]
+  nonUser: NonUserReport
+  /** Failed asset requests of people with no page load behind them (a tab older than the horizon, a missing log). */
   orphans: {requests: number; clients: number}
   details?: ReportDetails
 }
 
-/** One flagged request, as written by `--failures FILE` (one JSON object per line). */
+/** One flagged request of a person, as written by `--failures FILE` (one JSON object per line). */
 export interface FailureRecord {
   time: string
+  app: string | null
+  cause: FailureCause
+  deployId: string | null
+  incidentId: string
   reason: FailureReason
   direction: Direction
+  asset: AssetKind
+  phase: LoadPhase
   method: string
   path: string
   status: number
@@ -160,6 +273,5 @@ export interface FailureRecord {
   servingBuild: string | null
   upstream?: string
   requestId?: string
-  incidentId: string
   source: {file: string; line: number}
 }

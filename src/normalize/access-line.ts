@@ -549,6 +549,7 @@ let lastResolution = 1000
 
 /** Set by scanTail. */
 let tailUpstream: string | undefined
+let tailUpstreamName: string | undefined
 let tailRequestId: string | undefined
 
 /** End of the whitespace-free token at i. */
@@ -589,7 +590,7 @@ function allOf(s: string, a: number, b: number, number: boolean): boolean {
  * custom formats) is ignored.
  */
 function scanTail(s: string, p: number, end: number): void {
-  tailUpstream = tailRequestId = undefined
+  tailUpstream = tailUpstreamName = tailRequestId = undefined
   if (s.charCodeAt(p) !== SP) return
   const lenEnd = tokenEnd(s, p + 1, end)
   if (!allOf(s, p + 1, lenEnd, false) || s.charCodeAt(lenEnd) !== SP) return
@@ -597,6 +598,8 @@ function scanTail(s: string, p: number, end: number): void {
   if (!allOf(s, lenEnd + 1, timeEnd, true) || s.charCodeAt(timeEnd) !== SP || s.charCodeAt(timeEnd + 1) !== LBRACK) return
   let close = closeBracket(s, timeEnd + 2, end, MAX_HEAD_TOKEN)
   if (close < 0) return
+  // $proxy_upstream_name: the app's upstream (`namespace-service-port`); empty or `-` when none.
+  if (close > timeEnd + 2 && !(close === timeEnd + 3 && s.charCodeAt(timeEnd + 2) === DASH)) tailUpstreamName = s.slice(timeEnd + 2, close)
   p = close + 1
   if (s.charCodeAt(p) === SP && s.charCodeAt(p + 1) === LBRACK) {
     // The alternative upstream, unless this bracket is an IPv6 `[::1]:80` upstream address
@@ -698,7 +701,7 @@ export function parseAccessLine(line: string): ParseOutcome {
   // combined: "$http_referer" "$http_user_agent", then ingress-nginx fields or extras.
   let referer: string | undefined
   let userAgent = ''
-  tailUpstream = tailRequestId = undefined
+  tailUpstream = tailUpstreamName = tailRequestId = undefined
   p = bytesEnd
   if (line.charCodeAt(p + 1) === QUOTE && line.charCodeAt(p) === SP) {
     const refClose = findClose(line, p + 2, end)
@@ -719,6 +722,7 @@ export function parseAccessLine(line: string): ParseOutcome {
   if (referer !== undefined) event.referer = referer
   if (tailRequestId !== undefined) event.requestId = tailRequestId
   if (tailUpstream !== undefined) event.upstream = tailUpstream
-  if (host !== undefined) event.host = host
+  if (tailUpstreamName !== undefined) event.upstreamName = tailUpstreamName
+  if (host !== undefined) event.vhost = host
   return {ok: true, event}
 }

@@ -1,5 +1,5 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
-import {parseAccessLine, parseIsoTime} from './access-line'
+import {lastUpstream, parseAccessLine, parseIsoTime} from './access-line'
 import {urlPath} from '../util/url-path'
 import {type AttributeBag, applyMapping, type NormalizeOptions, readsTags, text} from './fields'
 
@@ -118,7 +118,17 @@ function fromAttributes(a: Rec, timestamp: unknown): ParseOutcome {
   if (ip !== undefined) {
     const port = toInt(or(a['network.destination.port'], destination?.port))
     event.upstream = port === undefined ? ip : `${ip}:${port}`
+  } else {
+    // Pipelines that keep ingress-nginx's own names: `upstream_addr` (a list after retries: the last one answered).
+    const list = text(a.upstream_addr)
+    const last = list === undefined ? undefined : lastUpstream(list)
+    if (last !== undefined) event.upstream = last
   }
+  // The app's ingress upstream: `proxy.name` in Datadog's ingress-nginx pipeline, or the variable's own name.
+  const upstreamName = text(or(a['proxy.name'], obj(a.proxy)?.name)) ?? text(a.proxy_upstream_name)
+  if (upstreamName !== undefined) event.upstreamName = upstreamName
+  const vhost = text(or(a['http.url_details.host'], obj(http?.url_details)?.host))
+  if (vhost !== undefined) event.vhost = vhost
   return {ok: true, event}
 }
 

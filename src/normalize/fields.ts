@@ -1,7 +1,7 @@
 import type {AccessFields} from '../model/parse-outcome'
 
 /** Event fields a user may map to a custom attribute with `--field NAME=PATH`. */
-export const MAPPABLE_FIELDS = ['session', 'userId', 'version', 'upstream', 'contentType', 'requestId', 'clientIp', 'userAgent', 'referer', 'service', 'host'] as const
+export const MAPPABLE_FIELDS = ['session', 'userId', 'version', 'upstream', 'upstreamName', 'vhost', 'app', 'contentType', 'requestId', 'clientIp', 'userAgent', 'referer', 'service', 'host'] as const
 export type MappableField = (typeof MAPPABLE_FIELDS)[number]
 
 export type SessionKeySpec =

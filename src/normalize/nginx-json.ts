@@ -195,7 +195,9 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
   const contentType = optString(obj, 'sent_http_content_type', 'content_type', 'upstream_http_content_type')
   if (contentType !== undefined) event.contentType = contentType
   const host = optString(obj, 'host', 'http_host', 'server_name') ?? split.host
-  if (host !== undefined) event.host = host
+  if (host !== undefined) event.vhost = host
+  const upstreamName = optString(obj, 'proxy_upstream_name', 'upstream_name')
+  if (upstreamName !== undefined) event.upstreamName = upstreamName
   const version = optString(obj, 'version', 'app_version')
   if (version !== undefined) event.version = version
   const service = optString(obj, 'service')

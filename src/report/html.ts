@@ -52,9 +52,8 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
   const barW = Math.max(1, (width / (to - from)) * plotW - 0.5)
   const maxReq = Math.max(1, ...[...bars.values()].map((b) => b.requests))
   const maxFail = Math.max(1, ...[...bars.values()].map((b) => b.failures))
-  const service = series.service ?? ''
-  const deploys = r.deploys.filter((d) => !d.service || !service || d.service === service)
-  const incidents = r.incidents.filter((i) => !i.service || !service || i.service === service)
+  const deploys = r.deploys.filter((d) => d.app === series.app)
+  const incidents = r.incidents.filter((i) => i.app === series.app)
   const reqTop = 20
   const reqH = 100
   const failTop = 140
@@ -62,7 +61,7 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
   const incTop = 212
   const buildTop = 236
   const H = buildTop + r.builds.length * 14 + 30
-  const parts: string[] = [`<svg class="timeline" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="timeline of ${esc(service || 'all traffic')}" xmlns="http://www.w3.org/2000/svg">`]
+  const parts: string[] = [`<svg class="timeline" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="timeline of ${esc(series.app ?? 'all traffic')}" xmlns="http://www.w3.org/2000/svg">`]
   for (const d of deploys) {
     const x0 = x(t(d.start))
     parts.push(`<rect class="deploy-band" data-deploy="${esc(d.id)}" x="${x0.toFixed(1)}" y="${reqTop - 12}" width="${Math.max(2, x(t(d.end)) - x0).toFixed(1)}" height="${incTop - reqTop + 6}"><title>${esc(`${d.id}: ${shortTime(d.start)} → ${shortTime(d.end)} (${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'})`)}</title></rect>`,
@@ -82,7 +81,7 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
     `<line class="base" x1="${L}" x2="${W - 10}" y1="${reqTop + reqH}" y2="${reqTop + reqH}"/><line class="base" x1="${L}" x2="${W - 10}" y1="${failTop + failH}" y2="${failTop + failH}"/>`)
   for (const i of incidents) {
     const x0 = x(t(i.start))
-    parts.push(`<rect class="incident-mark ${esc(i.kind)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.kind}: ${i.affectedUsers} users, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
+    parts.push(`<rect class="incident-mark ${esc(i.cause)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.cause}: ${i.affectedUsers} users, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
       `<text class="axis" x="${(x0 + 2).toFixed(1)}" y="${incTop + 20}">${esc(i.id)}</text>`)
   }
   r.builds.forEach((b, n) => {
@@ -105,13 +104,13 @@ function table(head: string[], rows: (string | number)[][], cls = ''): string {
 }
 
 function deployRows(deploys: DeployReport[]): (string | number)[][] {
-  return deploys.map((d) => [esc(d.id), esc(d.source), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
+  return deploys.map((d) => [esc(d.id), esc(d.sources.join('+')), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
     esc(`${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`), d.affectedUsers, `${d.affectedPageLoads} / ${d.pageLoads}`,
     d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(d.incidentIds.join(' ') || '-')])
 }
 
 function incidentRows(incidents: IncidentReport[]): (string | number)[][] {
-  return incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.kind)}">${esc(i.kind)}</span>`, esc(i.deployId ?? '-'),
+  return incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.cause)}">${esc(i.cause)}</span>`, esc(i.deployId ?? '-'),
     esc(`${shortTime(i.start)} → ${shortTime(i.end)}`), esc(duration(i.windowSeconds)), i.affectedUsers, `${i.affectedPageLoads} / ${i.pageLoads}`,
     esc(pct(i.brokenShare)), i.failedRequests, `${i.byDirection.oldPageNewPod} / ${i.byDirection.newPageOldPod} / ${i.byDirection.unknown}`,
     `${i.byReason.fallback} / ${i.byReason.missing} / ${i.byReason.contentType}`])
@@ -144,7 +143,7 @@ function incidentSessions(inc: IncidentReport, details: ReportDetails | undefine
     return `<details class="session"${n === 0 ? ' open' : ''}><summary><code>${esc(first.clientIp)}</code> ${esc(first.userAgent)} — ${list.length} broken page load${list.length === 1 ? '' : 's'}, ${failed} failed request${failed === 1 ? '' : 's'}</summary>` +
       list.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}</p>${waterfall(p)}`).join('') + '</details>'
   })
-  return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.kind)}">${esc(inc.kind)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${inc.affectedUsers} users</h3>` +
+  return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.cause)}">${esc(inc.cause)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${inc.affectedUsers} users</h3>` +
     (items.length > 0 ? items.join('\n') : '<p class="muted">Run with --format html to keep the page loads of affected sessions.</p>') + '</section>'
 }
 
@@ -183,7 +182,7 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
   const ok = r.incidents.length === 0
   const details = r.details
   const timelines = (details?.timeline ?? []).map((s) =>
-    `<h3>${esc(s.service ?? 'all traffic')}</h3>${timelineSvg(r, s, details?.bucketSeconds ?? 10)}`).join('\n')
+    `<h3>${esc(s.app ?? 'all traffic')}</h3>${timelineSvg(r, s, details?.bucketSeconds ?? 10)}`).join('\n')
   const i = r.input
   const body = [
     '<h1>skewscan report</h1>',

@@ -16,7 +16,7 @@ export function renderMarkdown(r: AnalysisReport): string {
     out.push('| Deploy | Window (UTC) | Length | Builds | Users | Broken page loads | Forward | Backward | Incidents |',
       '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |')
     for (const d of r.deploys) {
-      out.push(`| ${d.id} (${d.source}) | ${shortTime(d.start)} → ${shortTime(d.end)} | ${duration(d.windowSeconds)} | ${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'} | ` +
+      out.push(`| ${d.id} (${d.sources.join('+')}) | ${shortTime(d.start)} → ${shortTime(d.end)} | ${duration(d.windowSeconds)} | ${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'} | ` +
         `${d.affectedUsers} | ${d.affectedPageLoads} of ${d.pageLoads} | ${d.byDirection.oldPageNewPod} | ${d.byDirection.newPageOldPod} | ${d.incidentIds.join(', ') || '-'} |`)
     }
     out.push('')
@@ -25,7 +25,7 @@ export function renderMarkdown(r: AnalysisReport): string {
     out.push('| Incident | Kind | Deploy | Window (UTC) | Length | Users | Broken share | Failed requests |',
       '| --- | --- | --- | --- | --- | ---: | ---: | ---: |')
     for (const i of r.incidents) {
-      out.push(`| ${i.id} | ${i.kind} | ${i.deployId ?? '-'} | ${shortTime(i.start)} → ${shortTime(i.end)} | ${duration(i.windowSeconds)} | ` +
+      out.push(`| ${i.id} | ${i.cause} | ${i.deployId ?? '-'} | ${shortTime(i.start)} → ${shortTime(i.end)} | ${duration(i.windowSeconds)} | ` +
         `${i.affectedUsers} | ${pct(i.brokenShare)} (${i.affectedPageLoads} of ${i.pageLoads}) | ${i.failedRequests} |`)
     }
     out.push('')

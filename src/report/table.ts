@@ -44,12 +44,12 @@ export function headline(r: AnalysisReport): string {
     return `No broken page loads found in ${plural(t.pageLoads, 'page load')} (${plural(r.deploys.length, 'deploy')} seen).`
   }
   const parts = [`${plural(t.affectedUsers, 'user')} hit broken pages (${t.brokenPageLoads} of ${t.pageLoads} page loads) in ${plural(r.incidents.length, 'incident')} across ${plural(r.deploys.length, 'deploy')}`]
-  const rollouts = r.incidents.filter((i) => i.kind === 'rollout')
+  const rollouts = r.incidents.filter((i) => i.cause === 'rollout')
   const longest = [...(rollouts.length > 0 ? rollouts : r.incidents)].sort((a, b) => b.windowSeconds - a.windowSeconds)[0] as IncidentReport
   const deploy = r.deploys.find((d) => d.id === longest.deployId)
-  const when = deploy ? `, ${longest.kind === 'rollout' ? 'during' : 'after'} deploy ${deploy.id} (${deploy.fromBuild ?? '?'} → ${deploy.toBuild ?? '?'}) at ${shortTime(deploy.start)}` : ''
-  parts.push(`the longest ${longest.kind === 'rollout' ? 'rollout ' : ''}window was ${duration(longest.windowSeconds)}${when}`)
-  const stale = r.incidents.filter((i) => i.kind === 'stale-client')
+  const when = deploy ? `, ${longest.cause === 'rollout' ? 'during' : 'after'} deploy ${deploy.id} (${deploy.fromBuild ?? '?'} → ${deploy.toBuild ?? '?'}) at ${shortTime(deploy.start)}` : ''
+  parts.push(`the longest ${longest.cause === 'rollout' ? 'rollout ' : ''}window was ${duration(longest.windowSeconds)}${when}`)
+  const stale = r.incidents.filter((i) => i.cause === 'stale-client')
   if (stale.length > 0 && rollouts.length > 0) {
     const users = stale.reduce((n, i) => n + i.affectedUsers, 0)
     parts.push(`${plural(users, 'user')} on stale tabs failed after the deploy had ended`)
@@ -61,7 +61,7 @@ function deployTable(deploys: DeployReport[]): string {
   const t = new Table({head: ['Deploy', 'Source', 'Window (UTC)', 'Length', 'Builds', 'Users', 'Broken/loads', 'Fwd', 'Bwd', 'Incidents'], style: plain})
   for (const d of deploys) {
     t.push([
-      d.id, d.source, span(d.start, d.end), duration(d.windowSeconds), `${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`,
+      d.id, d.sources.join('+'), span(d.start, d.end), duration(d.windowSeconds), `${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`,
       d.affectedUsers, `${d.affectedPageLoads}/${d.pageLoads}`, d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod,
       d.incidentIds.join(' ') || '-',
     ])
@@ -73,7 +73,7 @@ function incidentTable(incidents: IncidentReport[]): string {
   const t = new Table({head: ['Incident', 'Kind', 'Deploy', 'Window (UTC)', 'Length', 'Users', 'Broken/loads', 'Share', 'Failed', 'Fwd/Bwd/?', 'Shell/404/type'], style: plain})
   for (const i of incidents) {
     t.push([
-      i.id, i.kind, i.deployId ?? '-', span(i.start, i.end), duration(i.windowSeconds), i.affectedUsers,
+      i.id, i.cause, i.deployId ?? '-', span(i.start, i.end), duration(i.windowSeconds), i.affectedUsers,
       `${i.affectedPageLoads}/${i.pageLoads}`, pct(i.brokenShare), i.failedRequests,
       `${i.byDirection.oldPageNewPod}/${i.byDirection.newPageOldPod}/${i.byDirection.unknown}`,
       `${i.byReason.fallback}/${i.byReason.missing}/${i.byReason.contentType}`,

@@ -15,11 +15,16 @@ export interface DatadogEvent {
   text: string
   tags: string[]
   sourceType?: string
+  /** Datadog's aggregation key: events of one rollout share it. */
+  key?: string
   /** Time candidates, best first. */
   times: unknown[]
 }
 
 const DEPLOY_WORD = /deploy(ed|ment)?/i
+/** A marker of a rollout's end ("Deploy web v2 finished", "… successfully rolled out"), or of its start. */
+const END_WORDS = /\b(finish(ed)?|complete[ds]?|succeeded|success(ful(ly)?)?|done|rolled out|ended)\b/i
+const START_WORDS = /\b(start(ed|ing)?|begin(s|ning)?|began|rolling out|in progress)\b/i
 const DESCRIPTION_MAX = 200
 
 export function parseDatadogEvents(entries: readonly Indexed[], api: 'v1' | 'v2'): PartialResult {
@@ -54,13 +59,29 @@ function markerDeploy(event: DatadogEvent): DeclaredDeploy | string {
   if (version === undefined && !DEPLOY_WORD.test(event.title) && !DEPLOY_WORD.test(event.text)) return 'not-a-deploy'
   const time = firstTime(event.times)
   if (!time.ok) return time.reason
-  const deploy: DeclaredDeploy = {start: time.ms, source: 'events'}
+  const deploy: DeclaredDeploy = {start: time.ms, source: 'marker'}
+  const phase = markerPhase(event)
+  if (phase !== undefined) deploy.phase = phase
   const service = tagValue(event.tags, 'service')
   if (service !== undefined) deploy.service = service
   if (version !== undefined) deploy.version = version
+  const namespace = tagValue(event.tags, 'kube_namespace')
+  if (namespace !== undefined) deploy.namespace = namespace
+  const deployment = tagValue(event.tags, 'kube_deployment')
+  if (deployment !== undefined) deploy.deployment = deployment
+  if (event.key !== undefined) deploy.key = event.key
   const description = textValue(event.title) ?? textValue(stripMarkdownFence(event.text))
   if (description !== undefined) deploy.description = description.slice(0, DESCRIPTION_MAX)
   return deploy
+}
+
+/** Whether a marker tells a rollout's end or its start, by its title (then its text). */
+function markerPhase(event: DatadogEvent): DeclaredDeploy['phase'] {
+  for (const text of [event.title, event.text]) {
+    if (END_WORDS.test(text)) return 'end'
+    if (START_WORDS.test(text)) return 'start'
+  }
+  return undefined
 }
 
 /**
@@ -77,6 +98,7 @@ function fromV2(item: unknown): DatadogEvent | string {
     text: textValue(outer.message) ?? textValue(inner.text) ?? '',
     tags: stringList(outer.tags),
     sourceType: textValue(inner.source_type_name) ?? textValue(inner.sourceTypeName),
+    key: textValue(inner.aggregation_key) ?? textValue(inner.aggregationKey),
     times: [inner.timestamp, outer.timestamp],
   })
 }
@@ -89,6 +111,7 @@ function fromV1(item: unknown): DatadogEvent | string {
     text: textValue(item.text) ?? '',
     tags: stringList(item.tags),
     sourceType: textValue(item.source_type_name) ?? textValue(item.sourceTypeName),
+    key: textValue(item.aggregation_key) ?? textValue(item.aggregationKey),
     times: [item.date_happened, item.dateHappened],
   })
 }

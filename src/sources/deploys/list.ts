@@ -11,6 +11,9 @@ export const LIST_FIELDS = {
   version: ['version'],
   fromVersion: ['from', 'fromversion', 'previous_version'],
   description: ['description'],
+  app: ['app', 'application'],
+  namespace: ['namespace', 'kube_namespace'],
+  deployment: ['deployment', 'kube_deployment'],
 } as const
 
 /** Looks a field up by its lower-cased name; undefined when the record has no such field. */
@@ -60,6 +63,9 @@ export function deployFromFields(lookup: FieldLookup): ListOutcome {
   assignText(deploy, 'version', textValue(firstPresent(lookup, LIST_FIELDS.version)))
   assignText(deploy, 'fromVersion', textValue(firstPresent(lookup, LIST_FIELDS.fromVersion)))
   assignText(deploy, 'description', textValue(firstPresent(lookup, LIST_FIELDS.description)))
+  assignText(deploy, 'app', textValue(firstPresent(lookup, LIST_FIELDS.app)))
+  assignText(deploy, 'namespace', textValue(firstPresent(lookup, LIST_FIELDS.namespace)))
+  assignText(deploy, 'deployment', textValue(firstPresent(lookup, LIST_FIELDS.deployment)))
   return {ok: true, deploy}
 }
 
@@ -75,7 +81,7 @@ function firstPresent(lookup: FieldLookup, names: readonly string[]): unknown {
 /** Leaves absent fields out rather than set to undefined, which keeps JSON output and strict equality clean. */
 function assignText(
   deploy: DeclaredDeploy,
-  field: 'service' | 'version' | 'fromVersion' | 'description',
+  field: 'service' | 'version' | 'fromVersion' | 'description' | 'app' | 'namespace' | 'deployment',
   value: string | undefined,
 ): void {
   if (value !== undefined) deploy[field] = value

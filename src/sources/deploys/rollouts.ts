@@ -102,9 +102,11 @@ function toDeploy(rollout: Rollout): DeclaredDeploy {
     start: rollout.start,
     ...(end === undefined ? {} : {end}),
     service: first.service ?? first.deployment,
+    deployment: first.deployment,
+    ...(first.namespace === undefined ? {} : {namespace: first.namespace}),
     version: to,
     ...(from === undefined ? {} : {fromVersion: from}),
-    source: 'events',
+    source: 'kubernetes',
     description: `Deployment ${name}: ${from === undefined ? to : `${from} -> ${to}`}`,
   }
 }

@@ -15,7 +15,7 @@ import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../uti
  * ones from an even offset).
  */
 
-const VERSION = 3
+const VERSION = 4
 const HEADER = 4
 
 /** String kinds: Latin-1 (plain ASCII), UTF-16, and Latin-1 left encoded until read (per-event ids). */
@@ -27,8 +27,10 @@ const LAZY_LATIN1 = 2
 const NUMBERS = 5
 
 /** The event's string fields, then its session key (see KeyedAccessEvent). */
-const STRING_FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'version', 'contentType', 'service', 'host', 'id', 'sessionKey'] as const
+const STRING_FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'version', 'contentType', 'service', 'host', 'id', 'upstreamName', 'vhost', 'app', 'sessionKey'] as const
 const STRINGS = STRING_FIELDS.length
+/** Where the session key's reference is: the last field. */
+const KEY = STRINGS - 1
 
 /** An event as the codec stores it: its file is given back on decoding. */
 export type EncodableEvent = Omit<AccessEvent, 'location'> & {location: {line: number}}
@@ -168,6 +170,9 @@ export class EventPacker {
   private readonly contentType = new FieldRefs(this.table)
   private readonly service = new FieldRefs(this.table)
   private readonly host = new FieldRefs(this.table)
+  private readonly upstreamName = new FieldRefs(this.table)
+  private readonly vhost = new FieldRefs(this.table)
+  private readonly app = new FieldRefs(this.table)
 
   get size(): number {
     return this.n
@@ -196,12 +201,12 @@ export class EventPacker {
     const session = (refs[r + 5] = this.session.ref(e.session))
     // The session key, built once per client and batch (both references are below 2^26).
     if (session >= 0) {
-      refs[r + 14] = session
+      refs[r + KEY] = session
     } else {
       const pair = ip * 67_108_864 + ua
       let key = this.keys.get(pair)
       if (key === undefined) this.keys.set(pair, (key = table.unshared(sessionKey(e))))
-      refs[r + 14] = key
+      refs[r + KEY] = key
     }
     refs[r + 6] = this.userId.ref(e.userId)
     // Request and event ids are unique per event: not looked up, and left encoded until read.
@@ -212,6 +217,9 @@ export class EventPacker {
     refs[r + 11] = this.service.ref(e.service)
     refs[r + 12] = this.host.ref(e.host)
     refs[r + 13] = optUnique(this.table, e.id)
+    refs[r + 14] = this.upstreamName.ref(e.upstreamName)
+    refs[r + 15] = this.vhost.ref(e.vhost)
+    refs[r + 16] = this.app.ref(e.app)
   }
 
   /**
@@ -359,7 +367,10 @@ class PackedEvent implements KeyedAccessEvent, ReleasableEvent {
   get service(): string | undefined { return this.str(11) }
   get host(): string | undefined { return this.str(12) }
   get id(): string | undefined { return this.b.unique(this.b.refs[this.i * STRINGS + 13] as number) }
-  get sessionKey(): string { return this.b.strings[this.b.refs[this.i * STRINGS + 14] as number] as string }
+  get upstreamName(): string | undefined { return this.str(14) }
+  get vhost(): string | undefined { return this.str(15) }
+  get app(): string | undefined { return this.str(16) }
+  get sessionKey(): string { return this.b.strings[this.b.refs[this.i * STRINGS + KEY] as number] as string }
   get location(): {file: string; line: number} {
     return {file: this.b.file, line: (this.b.numbers[this.i * NUMBERS + 4] as number) + this.b.lineOffset}
   }

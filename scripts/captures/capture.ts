@@ -1,0 +1,199 @@
+/**
+ * Recordings of a real nginx (Debian's nginx 1.22) in front of SPA pods during rolling deploys,
+ * with the browsers' own ground truth: fixtures/captures/<name>/ (see its README). This module
+ * loads one and writes it in each input format, in either order, with time stretched around its
+ * first request (the recordings compress a deploy into seconds; real ones take minutes).
+ */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {gunzipSync} from 'node:zlib'
+
+export const CAPTURES = ['rr-3', 'sticky', 'keep-old-assets', 'two-deploys', 'mode-404', 'lazy-stale'] as const
+
+/** One access-log line as nginx wrote it in `escape=json` (the fields the tests use). */
+export interface NginxJson {
+  time_iso8601: string
+  msec: number
+  remote_addr: string
+  request_id: string
+  host: string
+  request_method: string
+  request_uri: string
+  status: number
+  body_bytes_sent: number
+  http_user_agent: string
+  upstream_addr: string
+  proxy_upstream_name: string
+  [k: string]: unknown
+}
+
+export interface TruthFailure {
+  request_id: string
+  context: 'page_load' | 'lazy_during_deploy' | 'stale_client_lazy'
+  page_broken: boolean
+  kind: string
+  path: string
+  client_ip: string
+  log_time: string
+  deploy: number | null
+  page_build: string
+  served_build: string
+}
+
+export interface TruthDeploy {
+  id: number
+  from_build: string
+  to_build: string
+  start: string
+  end: string
+  broken_page_loads: {count: number; affected_browsers: number}
+}
+
+export interface Truth {
+  scenario: string
+  builds: Record<string, {index_html_bytes: number}>
+  deploys: TruthDeploy[]
+  failure_requests: TruthFailure[]
+  noise: {decoys: {request_id: string; client_ip: string; path: string}[]}
+  [k: string]: unknown
+}
+
+export interface Capture {
+  name: string
+  /** nginx's own lines, in the order nginx wrote them. */
+  nginx: NginxJson[]
+  /** The same requests in `combined` and ingress-nginx `upstreaminfo` format, as nginx wrote them. */
+  combined: string[]
+  upstreaminfo: string[]
+  /** Datadog Logs API v2 search items after the ingress-nginx pipeline (a conversion following the public docs). */
+  datadog: {id: string; type: string; attributes: Record<string, unknown>}[]
+  /** The deploys and, as `datadog_events`, their Datadog Events v2 search response. */
+  deploys: {datadog_events: {data: Record<string, unknown>[]; meta?: unknown}; [k: string]: unknown}
+  truth: Truth
+}
+
+const gz = (dir: string, file: string): string => gunzipSync(readFileSync(join(dir, `${file}.gz`))).toString('utf8')
+const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '')
+
+export function loadCapture(root: string, name: string): Capture {
+  const dir = join(root, 'fixtures', 'captures', name)
+  return {
+    name,
+    nginx: lines(gz(dir, 'nginx.jsonl')).map((l) => JSON.parse(l) as NginxJson),
+    combined: lines(gz(dir, 'combined.log')),
+    upstreaminfo: lines(gz(dir, 'upstreaminfo.log')),
+    datadog: (JSON.parse(gz(dir, 'datadog-events.json')) as {data: Capture['datadog']}).data,
+    deploys: JSON.parse(gz(dir, 'deploys.json')) as Capture['deploys'],
+    truth: JSON.parse(gz(dir, 'truth.json')) as Truth,
+  }
+}
+
+/** Maps times of a capture: t0 + (t - t0) × factor, t0 its first request. */
+export interface Stretch {
+  factor: number
+  t0: number
+  ms(t: number): number
+  iso(text: string): string
+}
+
+export function stretchOf(c: Capture, factor: number): Stretch {
+  const t0 = Math.min(...c.nginx.map((e) => Math.round(e.msec * 1000)))
+  const ms = (t: number): number => Math.round(t0 + (t - t0) * factor)
+  return {factor, t0, ms, iso: (text) => new Date(ms(Date.parse(text))).toISOString()}
+}
+
+export type Format = 'nginx-json' | 'combined' | 'upstreaminfo' | 'datadog-page' | 'datadog-ndjson'
+export const FORMATS: readonly Format[] = ['nginx-json', 'combined', 'upstreaminfo', 'datadog-page', 'datadog-ndjson']
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+const two = (n: number): string => String(n).padStart(2, '0')
+
+/** `$time_local` of a UTC instant: `30/Nov/2026:07:18:26 +0000` (second resolution, as nginx writes it). */
+export function timeLocal(ms: number): string {
+  const d = new Date(ms)
+  return `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`
+}
+
+const TIME_LOCAL = /\[\d\d\/\w{3}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\]/
+
+/**
+ * The precise time of each combined line: nginx's two workers write the three logs in slightly
+ * different orders, so each line is matched to the nearest unused JSON line of the same request.
+ */
+function combinedTimes(c: Capture): number[] {
+  const used = new Set<number>()
+  return c.combined.map((line, i) => {
+    for (let d = 0; d < 50; d++) {
+      for (const j of d === 0 ? [i] : [i - d, i + d]) {
+        const e = c.nginx[j]
+        if (!e || used.has(j)) continue
+        if (line.startsWith(`${e.remote_addr} `) && line.includes(`"${e.request_method} ${e.request_uri} `) && line.includes(`" ${e.status} ${e.body_bytes_sent} `)) {
+          used.add(j)
+          return Math.round(e.msec * 1000)
+        }
+      }
+    }
+    throw new Error(`${c.name}: combined line ${i + 1} matches no JSON line`)
+  })
+}
+
+/** The capture's access log in one format, time stretched, oldest first (as written) or newest first. */
+export function renderLog(c: Capture, format: Format, s: Stretch, order: 'oldest-first' | 'newest-first'): string {
+  let out: string[]
+  switch (format) {
+    case 'nginx-json':
+      out = c.nginx.map((e) => {
+        const t = s.ms(Math.round(e.msec * 1000))
+        return JSON.stringify({...e, time_iso8601: new Date(t).toISOString().replace('Z', '+00:00'), msec: Number((t / 1000).toFixed(3))})
+      })
+      break
+    case 'combined': {
+      const times = combinedTimes(c)
+      out = c.combined.map((l, i) => l.replace(TIME_LOCAL, `[${timeLocal(s.ms(times[i] as number))}]`))
+      break
+    }
+    case 'upstreaminfo': {
+      const byId = new Map(c.nginx.map((e) => [e.request_id, Math.round(e.msec * 1000)]))
+      out = c.upstreaminfo.map((l) => {
+        const t = byId.get(l.slice(l.lastIndexOf(' ') + 1))
+        if (t === undefined) throw new Error(`${c.name}: upstreaminfo line without a known request id: ${l.slice(0, 80)}`)
+        return l.replace(TIME_LOCAL, `[${timeLocal(s.ms(t))}]`)
+      })
+      break
+    }
+    case 'datadog-page':
+    case 'datadog-ndjson': {
+      const items = c.datadog.map((item) => {
+        const a = item.attributes
+        const t = s.iso(a.timestamp as string)
+        const message = typeof a.message === 'string' ? a.message.replace(TIME_LOCAL, `[${timeLocal(Date.parse(t))}]`) : a.message
+        return {...item, attributes: {...a, timestamp: t, message}}
+      })
+      const ordered = order === 'newest-first' ? [...items].reverse() : items
+      if (format === 'datadog-page') return `${JSON.stringify({data: ordered, meta: {page: {}, status: 'done'}}, null, 2)}\n`
+      return `${ordered.map((x) => JSON.stringify(x)).join('\n')}\n`
+    }
+  }
+  return `${(order === 'newest-first' ? out.reverse() : out).join('\n')}\n`
+}
+
+/** An ISO instant written in free text (`seen at 2026-11-30T07:18:30.024Z`). */
+const ISO_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g
+
+/** The captured Datadog deploy events (markers and Kubernetes events), time stretched everywhere: outer and inner timestamps, and the text. */
+export function renderDeployEvents(c: Capture, s: Stretch): string {
+  const data = c.deploys.datadog_events.data.map((item) => {
+    const outer = item.attributes as Record<string, unknown>
+    const inner = (outer.attributes ?? {}) as Record<string, unknown>
+    return {
+      ...item,
+      attributes: {
+        ...outer,
+        timestamp: s.iso(outer.timestamp as string),
+        message: typeof outer.message === 'string' ? outer.message.replace(ISO_IN_TEXT, (m) => s.iso(m)) : outer.message,
+        attributes: {...inner, ...(typeof inner.timestamp === 'number' ? {timestamp: s.ms(inner.timestamp)} : {})},
+      },
+    }
+  })
+  return `${JSON.stringify({data, meta: c.deploys.datadog_events.meta}, null, 2)}\n`
+}

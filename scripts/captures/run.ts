@@ -1,0 +1,56 @@
+/** Runs `analyze` on a capture rendered one way, and scores it against the truth. */
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {DEFAULT_OPTIONS, type AnalysisOptions} from '../../src/analysis/options'
+import {analyze} from '../../src/app/analyze'
+import type {AnalysisReport, FailureRecord} from '../../src/model/report'
+import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import {type Capture, type Format, renderDeployEvents, renderLog, stretchOf} from './capture'
+import {type CaptureScore, scoreCapture} from './score'
+
+export interface CaseSpec {
+  format: Format
+  order: 'oldest-first' | 'newest-first'
+  stretch: number
+  /** `inferred`: no deploy records; `events`: the captured Datadog deploy events. */
+  deploys: 'inferred' | 'events'
+}
+
+export interface CaseResult {
+  report: AnalysisReport
+  failures: FailureRecord[]
+  score: CaptureScore
+}
+
+/**
+ * The analysis options for a capture stretched by `factor`: the defaults, with the time scales that
+ * describe people (page loads expire, lazy loads come later) and the deploy margin as real traffic
+ * would have them. The recordings compress a deploy of minutes into 8 s: at ×1 the defaults'
+ * minutes cover the whole recording.
+ */
+export function optionsFor(over: Partial<AnalysisOptions> = {}): AnalysisOptions {
+  return {...DEFAULT_OPTIONS, ...over}
+}
+
+export async function runCase(c: Capture, spec: CaseSpec, analysis: AnalysisOptions = optionsFor()): Promise<CaseResult> {
+  const s = stretchOf(c, spec.stretch)
+  const dir = mkdtempSync(join(tmpdir(), 'skewscan-capture-'))
+  try {
+    const log = join(dir, `${c.name}.${spec.format}.log`)
+    writeFileSync(log, renderLog(c, spec.format, s, spec.order))
+    let deploysFile: string | undefined
+    if (spec.deploys === 'events') {
+      deploysFile = join(dir, 'deploy-events.json')
+      writeFileSync(deploysFile, renderDeployEvents(c, s))
+    }
+    const failures: FailureRecord[] = []
+    const report = await analyze({
+      inputs: [log], normalize: DEFAULT_NORMALIZE, analysis, reorderWindowMs: 60_000, parallel: false,
+      onFailure: (f) => failures.push(f), ...(deploysFile ? {deploysFile} : {}),
+    })
+    return {report, failures, score: scoreCapture(c, s, report, failures)}
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}

@@ -1,0 +1,104 @@
+import type {AccessEvent} from '../model/access-event'
+import type {AppReport} from '../model/report'
+import {detach} from '../util/detach'
+import {type Build, BuildTracker} from './builds'
+import {FailureStore, PendingFallbacks} from './failures'
+import {PageLoadTimeline} from './page-load-timeline'
+import type {AnalysisOptions, AppSource} from './options'
+import {SessionTracker} from './sessions'
+
+/** Requests of one kind of non-user traffic: how many, from how many clients, how many failed. */
+export class NonUserTally {
+  requests = 0
+  failedRequests = 0
+  private readonly clients = new Set<string>()
+  private clientsBeyond = 0
+
+  request(client: string): void {
+    this.requests++
+    if (this.clients.has(client)) return
+    // Bounded: forged clients cannot grow it without end; past the cap they are counted, not kept.
+    if (this.clients.size < 100_000) this.clients.add(detach(client))
+    else this.clientsBeyond++
+  }
+
+  get clientCount(): number {
+    return this.clients.size + this.clientsBeyond
+  }
+}
+
+/** An asset request of a person that failed with no page load behind it (kept to tell scanners apart at the end). */
+export interface OrphanFailure {
+  session: string
+  path: string
+}
+
+/** Orphans kept per app; beyond this they are counted as orphans without a look at their path. */
+const MAX_ORPHANS = 100_000
+
+/** Everything the analysis keeps of one app while the stream is read. */
+export class AppState {
+  readonly builds: BuildTracker
+  readonly sessions: SessionTracker
+  /** When people's page loads started, for the page loads of a window. */
+  readonly timeline = new PageLoadTimeline()
+  readonly failures: FailureStore
+  /** Responses that may turn out to be fallback bodies of a shell learned later (see PendingFallbacks). */
+  readonly pending = new PendingFallbacks()
+  /** The last length each asset path was answered with. */
+  readonly assetBytes = new Map<string, number>()
+  /**
+   * Asset paths answered with real content (not a shell, not an error): paths that exist, each with
+   * the build of the pages that fetched it (its owner: undefined while unknown, null when pages of
+   * several builds did, as a vendor chunk two builds share).
+   */
+  readonly servedAssets = new Map<string, Build | null | undefined>()
+  readonly crawlers = new NonUserTally()
+  readonly probe = new NonUserTally()
+  readonly orphans: OrphanFailure[] = []
+  /** The address and user agent of each session with a failure (a cookie session key names neither). */
+  readonly people = new Map<string, {clientIp: string; userAgent: string}>()
+  orphansBeyond = 0
+  sourceMapFailures = 0
+  requests = 0
+  pageLoads = 0
+  /** The coarsest timestamp resolution of its events (1000 for 1-second logs). */
+  resolutionMs = 1
+
+  constructor(readonly name: string, readonly source: AppReport['source'], options: AnalysisOptions, pageLoadIds: {next: number}, keepDetail: boolean) {
+    this.builds = new BuildTracker(options.lengthTolerance)
+    this.sessions = new SessionTracker(options.horizonMs, pageLoadIds)
+    this.failures = new FailureStore(keepDetail)
+  }
+
+  /** An asset path answered with real content, fetched by a page of `build` (when known). */
+  assetServed(path: string, build: Build | undefined): void {
+    const had = this.servedAssets.get(path)
+    if (had === undefined) {
+      if (build !== undefined || !this.servedAssets.has(path)) this.servedAssets.set(this.servedAssets.has(path) ? path : detach(path), build)
+    } else if (had !== null && build !== undefined && had !== build) {
+      this.servedAssets.set(path, null)
+    }
+  }
+
+  orphan(session: string, path: string): void {
+    if (this.orphans.length < MAX_ORPHANS) this.orphans.push({session: detach(session), path: detach(path)})
+    else this.orphansBeyond++
+  }
+}
+
+/** The name of the app a request belongs to, and what named it. */
+export function appOf(e: AccessEvent, source: AppSource): {name: string; source: AppReport['source']} {
+  switch (source) {
+    case 'key': return e.app === undefined ? {name: '', source: 'none'} : {name: e.app, source: 'key'}
+    case 'upstream': return e.upstreamName === undefined ? {name: '', source: 'none'} : {name: e.upstreamName, source: 'upstream'}
+    case 'host': return e.vhost === undefined ? {name: '', source: 'none'} : {name: e.vhost, source: 'host'}
+    case 'service': return e.service === undefined ? {name: '', source: 'none'} : {name: e.service, source: 'service'}
+    case 'auto':
+      if (e.app !== undefined) return {name: e.app, source: 'key'}
+      if (e.upstreamName !== undefined) return {name: e.upstreamName, source: 'upstream'}
+      if (e.vhost !== undefined) return {name: e.vhost, source: 'host'}
+      if (e.service !== undefined) return {name: e.service, source: 'service'}
+      return {name: '', source: 'none'}
+  }
+}

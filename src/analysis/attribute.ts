@@ -1,0 +1,131 @@
+import type {Direction, FailureCause} from '../model/report'
+import type {AppState} from './apps'
+import {type Build, servingSlack} from './builds'
+import type {ResolvedDeploy} from './deploys'
+import type {AnalysisOptions} from './options'
+import {directoryOf, looksHashed} from './request-kinds'
+
+/** A person's failed request once the windows are known: which deploy, why, in which direction. */
+export interface Attributed {
+  /** Index into the app's FailureStore. */
+  index: number
+  time: number
+  cause: FailureCause
+  deploy: ResolvedDeploy | undefined
+  pageBuild: Build | undefined
+  serving: Build | undefined
+  direction: Direction
+}
+
+export interface AppAttribution {
+  failures: Attributed[]
+  /** Failed requests for asset paths no build ever served (scanners), and from how many clients. */
+  scanners: {requests: number; clients: Set<string>}
+  /** Orphans (no page load behind them) that are not scanners. */
+  orphans: {requests: number; clients: Set<string>}
+}
+
+/**
+ * Attributes every failure of one app, now that its builds and deploy windows are known.
+ *
+ * - A response of a shell's length whose length turned out not to be a build (a dynamic page) is no
+ *   failure. A request for an asset path that no build ever served (and that does not look like a
+ *   content-hashed file beside served ones) is a scanner's, not a person's.
+ * - The cause is what the logs show of the page's build at that moment: still served (its shell,
+ *   its length as a fallback body or its pods seen answering, within the gap the logs leave between
+ *   such signs near its end) while another build was served too: `rollout`; no longer served, and
+ *   replaced: `stale-client`; otherwise `unattributed`. Deploy windows play no part in this.
+ * - The deploy: for the race, the deploy between the two builds whose window (plus margin) holds
+ *   the failure; for a stale tab, the deploy that retired the page's build.
+ */
+export function attributeApp(app: AppState, builds: readonly Build[], deploys: readonly ResolvedDeploy[], options: AnalysisOptions): AppAttribution {
+  const store = app.failures
+  const served = servedDirectories(app.servedAssets)
+  const known = (path: string): boolean => app.servedAssets.has(path) || (looksHashed(path) && served.has(directoryOf(path)))
+  const slack = new Map(builds.map((b) => [b, servingSlack(b, app.resolutionMs)]))
+  const servedAt = (b: Build, t: number): boolean => t >= b.firstServed - (slack.get(b) ?? 0) && t <= b.lastServed + (slack.get(b) ?? 0)
+  const isBuild = (b: Build | undefined): b is Build => b?.number !== undefined
+
+  const result: AppAttribution = {failures: [], scanners: {requests: 0, clients: new Set()}, orphans: {requests: app.orphansBeyond, clients: new Set()}}
+  for (const o of app.orphans) {
+    const tally = known(o.path) ? result.orphans : result.scanners
+    tally.requests++
+    tally.clients.add(o.session)
+  }
+  for (let i = 0; i < store.size; i++) {
+    const reason = store.reasons[i]
+    const answered = store.serving[i]
+    if (reason === 'fallback' && !isBuild(answered)) continue
+    const path = store.paths[i] as string
+    if (!known(path)) {
+      result.scanners.requests++
+      result.scanners.clients.add(store.sessions[i] as string)
+      continue
+    }
+    const time = store.times[i] as number
+    // A page of unknown build (its shell revalidated, 304) is of the build its asset belongs to.
+    const page = store.pageLoads[i]?.build ?? app.servedAssets.get(path) ?? undefined
+    const pageBuild = isBuild(page) ? page : undefined
+    let serving = isBuild(answered) ? answered : undefined
+    // A 404 or HTML of unknown origin: the one other build being served then answered it.
+    if (!serving && pageBuild) {
+      const others = builds.filter((b) => b !== pageBuild && servedAt(b, time))
+      if (others.length === 1) serving = others[0]
+    }
+    const cause = causeOf(time, pageBuild, serving, builds, servedAt, deploys, options.deployMarginMs)
+    result.failures.push({
+      index: i, time, cause, pageBuild, serving, direction: directionOf(pageBuild, serving),
+      deploy: cause === 'rollout' ? rolloutDeploy(time, pageBuild, serving, deploys, options.deployMarginMs)
+        : cause === 'stale-client' ? retiringDeploy(time, pageBuild, deploys) : undefined,
+    })
+  }
+  // Failures found at the end (pending fallbacks) came after the others: back in time order.
+  result.failures.sort((a, b) => a.time - b.time || a.index - b.index)
+  return result
+}
+
+function causeOf(
+  time: number, page: Build | undefined, serving: Build | undefined, builds: readonly Build[],
+  servedAt: (b: Build, t: number) => boolean, deploys: readonly ResolvedDeploy[], marginMs: number,
+): FailureCause {
+  if (!page) {
+    // The page's build is unknown (a revalidated shell): only a deploy window can tell.
+    return deploys.some((d) => time >= d.start - marginMs && time <= d.end + marginMs) ? 'rollout' : 'unattributed'
+  }
+  if (servedAt(page, time) || time < page.firstServed) {
+    const mixed = (serving !== undefined && serving !== page) || builds.some((b) => b !== page && servedAt(b, time))
+    return mixed ? 'rollout' : 'unattributed'
+  }
+  // No longer served: a stale tab, when a later build took its place.
+  return builds.some((b) => b !== page && b.lastServed > page.lastServed) ? 'stale-client' : 'unattributed'
+}
+
+const between = (d: ResolvedDeploy, a: Build | undefined, b: Build | undefined): boolean =>
+  (a === undefined || d.from === a || d.to === a) && (b === undefined || d.from === b || d.to === b)
+
+/** The deploy of a race failure: between its two builds, nearest in time (its window holding it if any does). */
+function rolloutDeploy(time: number, page: Build | undefined, serving: Build | undefined, deploys: readonly ResolvedDeploy[], marginMs: number): ResolvedDeploy | undefined {
+  const away = (d: ResolvedDeploy): number => Math.max(0, d.start - time, time - d.end)
+  const rank = (d: ResolvedDeploy): number => (between(d, page, serving) ? 0 : between(d, page, undefined) ? 1 : 2)
+  const inWindow = deploys.filter((d) => away(d) <= marginMs)
+  const pick = (list: readonly ResolvedDeploy[]): ResolvedDeploy | undefined => [...list].sort((a, b) => rank(a) - rank(b) || away(a) - away(b) || a.start - b.start)[0]
+  if (inWindow.length > 0) return pick(inWindow)
+  return pick(deploys.filter((d) => rank(d) < 2))
+}
+
+/** The deploy that retired a build: the last one from it that started before the failure, else the last one before it. */
+function retiringDeploy(time: number, page: Build | undefined, deploys: readonly ResolvedDeploy[]): ResolvedDeploy | undefined {
+  const before = deploys.filter((d) => d.start <= time)
+  return before.filter((d) => d.from === page).at(-1) ?? before.filter((d) => d.to !== page).at(-1)
+}
+
+export function directionOf(page: Build | undefined, serving: Build | undefined): Direction {
+  if (!page || !serving || page === serving || page.number === undefined || serving.number === undefined) return 'unknown'
+  return page.number < serving.number ? 'oldPageNewPod' : 'newPageOldPod'
+}
+
+function servedDirectories(paths: ReadonlyMap<string, unknown>): Set<string> {
+  const dirs = new Set<string>()
+  for (const p of paths.keys()) dirs.add(directoryOf(p))
+  return dirs
+}

@@ -1,0 +1,393 @@
+import type {AccessEvent, RecordLocation} from '../model/access-event'
+import type {FailureReason} from '../model/report'
+import {detach} from '../util/detach'
+import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
+import {appOf, AppState} from './apps'
+import {assetMatcher} from './asset-patterns'
+import type {Build} from './builds'
+import type {AnalysisOptions} from './options'
+import {AgentClassifier, type AgentKind, assetKind, isDocumentPath, isSourceMap} from './request-kinds'
+import type {FailureDetail} from './failures'
+import {MAX_PAGE_REQUESTS, type PageLoad, refererPath} from './sessions'
+import {TrafficHistogram} from './traffic'
+
+/**
+ * The streaming pass. Feed it events in non-decreasing time order (`push`), then `drain`. Each
+ * request goes to its app; per app it learns the builds (shell lengths) and when each was served,
+ * follows sessions and page loads, and keeps every failed asset request of a person compactly, to
+ * be attributed once the deploy windows are known (attribute.ts).
+ *
+ * Two stages run over the stream. Before a batch at time t is judged, the look-ahead stage learns
+ * the shell lengths served up to exactly t + `lookaheadMs` (not "as far as the input happens to
+ * reach", so leaving out unrelated traffic, as a narrowed Datadog pull does, cannot change the
+ * answer); so when it decides whether an asset got a shell back, it knows shells served a little
+ * later. Events with the same timestamp are judged as one batch, shells first and otherwise in a
+ * fixed order of their content: logs with 1-second timestamps give no order within a second, and
+ * the answer must not depend on the input's order.
+ */
+export class Detector {
+  readonly apps = new Map<string, AppState>()
+  readonly traffic: TrafficHistogram | undefined
+  duplicates = 0
+  /** Where the first few dropped duplicates were, for the skipped-records summary. */
+  readonly duplicateExamples: RecordLocation[] = []
+  first: number | undefined
+  last: number | undefined
+
+  private readonly agents = new AgentClassifier()
+  private readonly isAsset: (path: string) => boolean
+  private readonly shellPaths: Set<string>
+  private readonly pageLoadIds = {next: 1}
+  private queue: AccessEvent[] = []
+  private head = 0
+  /** The first queued event the look-ahead stage has not learned from. */
+  private learnHead = 0
+  /** Session keys by client address, then user agent (see sessionKeyOf). */
+  private keys = new Map<string, CachedKey>()
+  private oldKeys = new Map<string, CachedKey>()
+  private keyCount = 0
+  /** The last referer seen and its path: assets of one page come together and share it. */
+  private lastReferer: string | undefined
+  private lastRefererPath: string | undefined
+  private lastApp: AppState | undefined
+  /** User agents kept for the whole run (of affected users), one copy per distinct agent. */
+  private readonly keptAgents = new Map<string, string>()
+
+  /** `keepDetail`: every failure's method, status, bytes, pod and location, for `--failures` and the per-request reports. */
+  constructor(private readonly options: AnalysisOptions, private readonly keepDetail: boolean) {
+    this.isAsset = assetMatcher(options.assetPatterns)
+    this.shellPaths = new Set(options.shellPaths)
+    this.traffic = options.detail ? new TrafficHistogram(10_000) : undefined
+  }
+
+  push(e: AccessEvent): void {
+    const time = e.time
+    if (this.last !== undefined && time < this.last) throw new Error(`events out of order: ${time} after ${this.last}`)
+    this.first ??= time
+    this.last = time
+    this.queue.push(e)
+    this.judgeUntil(time - this.options.lookaheadMs)
+  }
+
+  /** Judges what is left. */
+  drain(): void {
+    this.judgeUntil(Number.POSITIVE_INFINITY)
+  }
+
+  /** The app of a request (made on its first request); undefined when `--app` leaves it out. */
+  private appFor(e: AccessEvent): AppState | undefined {
+    const {name, source} = appOf(e, this.options.appSource ?? 'auto')
+    const last = this.lastApp
+    if (last !== undefined && last.name === name) return last
+    if (this.options.app !== undefined && name !== this.options.app) return undefined
+    let app = this.apps.get(name)
+    if (!app) this.apps.set(name, (app = new AppState(detach(name), source, this.options, this.pageLoadIds, this.keepDetail)))
+    this.lastApp = app
+    return app
+  }
+
+  private isShellPathResponse(e: AccessEvent): boolean {
+    const status = e.status
+    return status >= 200 && status < 300 && e.bytes > 0 && e.method === 'GET' && this.shellPaths.has(e.path) && !this.isAsset(e.path)
+  }
+
+  /** Judges every batch of equal timestamps strictly before `limit`. */
+  private judgeUntil(limit: number): void {
+    const q = this.queue
+    const lookahead = this.options.lookaheadMs
+    while (this.head < q.length) {
+      const t = (q[this.head] as AccessEvent).time
+      if (t >= limit) break
+      let end = this.head + 1
+      // Input is in time order and a later event exists (t < limit), so this batch is complete.
+      while (end < q.length && (q[end] as AccessEvent).time === t) end++
+      // Every event up to t + look-ahead has arrived (t < limit = newest - look-ahead).
+      while (this.learnHead < q.length && (q[this.learnHead] as AccessEvent).time <= t + lookahead) this.learnSecond(q)
+      const from = this.head
+      this.head = end
+      this.judgeBatch(q, from, end)
+    }
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head)
+      this.learnHead -= this.head
+      this.head = 0
+    }
+  }
+
+  /**
+   * The look-ahead stage, over the queued events of one timestamp: shell responses teach their
+   * lengths. They are learned in an order of their content, not of their arrival, because it
+   * decides which length is numbered first and which build a pod is last seen serving, and events
+   * of one timestamp have no order (a reorder buffer or a sort may hand them over any way).
+   */
+  private learnSecond(q: readonly AccessEvent[]): void {
+    const t = (q[this.learnHead] as AccessEvent).time
+    let shells: {e: AccessEvent; app: AppState}[] | undefined
+    for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
+      if (!this.isShellPathResponse(x)) continue
+      const app = this.appFor(x)
+      if (app) (shells ??= []).push({e: x, app})
+    }
+    if (!shells) return
+    if (shells.length > 1) shells.sort((a, b) => cmp(a.app.name, b.app.name) || a.e.bytes - b.e.bytes || cmp(a.e.upstream ?? '', b.e.upstream ?? ''))
+    for (const {e, app} of shells) app.builds.learn(e.bytes, e.time, e.upstream)
+  }
+
+  /** Judges the events q[from, to), all of one timestamp. */
+  private judgeBatch(q: readonly AccessEvent[], from: number, to: number): void {
+    const n = to - from
+    if (n === 1) {
+      const e = q[from] as AccessEvent
+      this.judge(e, this.isAsset(e.path), this.sessionKeyOf(e))
+      release(e)
+      return
+    }
+    const keys = new Array<string>(n)
+    const assets = new Array<boolean>(n)
+    // The order: pages before assets, then by session key, then compareEvents (a total order, so
+    // the same whatever the input order). Sorted by groups: the distinct keys of each kind with the
+    // native string sort, then each key's few events (one page load's requests share a second and
+    // a key) with compareEvents, instead of n log n calls of a comparator over all of them.
+    // A group of one is its event's index (most are), of more an array of them in input order.
+    const pages = new Map<string, number | number[]>()
+    const assetsByKey = new Map<string, number | number[]>()
+    for (let i = 0; i < n; i++) {
+      const e = q[from + i] as AccessEvent
+      const key = (keys[i] = this.sessionKeyOf(e))
+      const asset = (assets[i] = this.isAsset(e.path))
+      const groups = asset ? assetsByKey : pages
+      const group = groups.get(key)
+      if (group === undefined) groups.set(key, i)
+      else if (typeof group === 'number') groups.set(key, [group, i])
+      else group.push(i)
+    }
+    const order: number[] = []
+    const byContent = (x: number, y: number): number => compareEvents(q[from + x] as AccessEvent, keys[x] as string, q[from + y] as AccessEvent, keys[y] as string)
+    for (const groups of [pages, assetsByKey]) {
+      // The default sort compares strings by UTF-16 code units, as cmp does.
+      for (const key of [...groups.keys()].sort()) {
+        const group = groups.get(key) as number | number[]
+        if (typeof group === 'number') order.push(group)
+        else for (const i of group.sort(byContent)) order.push(i)
+      }
+    }
+    let ids: Set<string> | undefined
+    for (const i of order) {
+      const e = q[from + i] as AccessEvent
+      const id = e.id
+      if (id !== undefined) {
+        ids ??= new Set()
+        if (ids.has(id)) {
+          if (this.duplicates++ < 3) this.duplicateExamples.push(e.location)
+          release(e)
+          continue
+        }
+        ids.add(id)
+      }
+      this.judge(e, assets[i] as boolean, keys[i] as string)
+      release(e)
+    }
+  }
+
+  /**
+   * sessionKey(e): the key the reader built when it gives one (packed events do), else the
+   * explicit session, else `clientIp user-agent` built once per client rather than once per
+   * request (a new string per request would be hashed afresh at every session lookup). The cache
+   * keeps two generations of at most KEY_CACHE clients, so it stays bounded.
+   */
+  private sessionKeyOf(e: AccessEvent): string {
+    const given = (e as KeyedAccessEvent).sessionKey
+    if (given !== undefined) return given
+    const session = e.session
+    if (session !== undefined) return session
+    const ip = e.clientIp
+    const ua = e.userAgent
+    const entry = this.keys.get(ip)
+    if (entry !== undefined) {
+      if (entry.ua === ua) return entry.key
+      const other = entry.others?.get(ua)
+      if (other !== undefined) return other
+    }
+    const old = entry === undefined ? this.oldKeys.get(ip) : undefined
+    let key: string
+    if (old !== undefined && (old.ua === ua || old.others?.has(ua))) {
+      // Seen in the previous generation: the entry moves over as it is.
+      this.keys.set(old.ip, old)
+      key = old.ua === ua ? old.key : (old.others?.get(ua) as string)
+    } else {
+      key = `${detach(ip)} ${detach(ua)}`
+      if (entry === undefined) {
+        const kept = detach(ip)
+        this.keys.set(kept, {ip: kept, ua: detach(ua), key})
+      } else {
+        (entry.others ??= new Map()).set(detach(ua), key)
+      }
+    }
+    if (++this.keyCount > KEY_CACHE) {
+      this.oldKeys = this.keys
+      this.keys = new Map()
+      this.keyCount = 0
+    }
+    return key
+  }
+
+  /** A copy of a user agent kept for the whole run, one per distinct agent (there are few). */
+  private keep(userAgent: string): string {
+    let kept = this.keptAgents.get(userAgent)
+    if (kept === undefined) this.keptAgents.set((kept = detach(userAgent)), kept)
+    return kept
+  }
+
+  private refererPathOf(referer: string | undefined): string | undefined {
+    if (referer !== this.lastReferer) {
+      this.lastReferer = referer
+      this.lastRefererPath = refererPath(referer)
+    }
+    return this.lastRefererPath
+  }
+
+  private judge(e: AccessEvent, asset: boolean, key: string): void {
+    const app = this.appFor(e)
+    if (!app) return
+    const time = e.time
+    app.requests++
+    if (e.resolutionMs > app.resolutionMs) app.resolutionMs = e.resolutionMs
+    this.traffic?.request(app.name, time)
+    const method = e.method
+    if (method !== 'GET' && method !== 'HEAD') return
+    app.sessions.expire(time)
+    const agent = this.agents.kind(e.userAgent)
+    if (agent !== undefined) (agent === 'crawler' ? app.crawlers : app.probe).request(key)
+    // Any response of a pod known to run a build shows that build being served.
+    const pod = app.builds.podBuild(e.upstream)
+    if (pod) app.builds.served(pod, time)
+    if (asset) this.judgeAsset(app, e, key, agent)
+    else this.judgePage(app, e, key, agent)
+  }
+
+  /** A non-asset request: a shell (a page load starts), a route answered with the shell, or something else (ignored). */
+  private judgePage(app: AppState, e: AccessEvent, key: string, agent: AgentKind): void {
+    if (e.method !== 'GET') return
+    let build: Build | undefined
+    if (e.status >= 200 && e.status < 300) {
+      if (this.shellPaths.has(e.path) && e.bytes > 0) build = app.builds.match(e.bytes)
+      else if (isDocumentPath(e.path)) build = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
+      if (!build) return
+      app.builds.shellServed(build, e.time, e.upstream, e.version)
+    } else if (!(e.status === 304 && this.shellPaths.has(e.path))) {
+      return // a revalidated shell (304) still starts a page load, of a build we cannot tell
+    }
+    // Crawlers and the probe load pages too, but they are not people.
+    if (agent !== undefined) return
+    const pl = app.sessions.startPageLoad(key, e.time, e.path, build)
+    if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
+    app.timeline.add(e.time)
+    this.traffic?.pageLoad(app.name, e.time)
+    app.pageLoads++
+  }
+
+  private judgeAsset(app: AppState, e: AccessEvent, key: string, agent: AgentKind): void {
+    const time = e.time
+    const reason = this.failureReason(app, e)
+    if (!reason) {
+      // Real content (or a cached copy still valid): the path exists, and belongs to the page's build.
+      const status = e.status
+      const exists = (status >= 200 && status < 300) || status === 304
+      const pl = agent === undefined ? app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer)) : undefined
+      if (exists) app.assetServed(e.path, pl?.build)
+      if (!pl) return
+      // A page whose shell was revalidated (304) is of the build its assets belong to.
+      if (pl.build === undefined && exists) pl.build = app.servedAssets.get(e.path) ?? undefined
+      app.sessions.touch(key, pl, time, this.options.lazyGapMs)
+      if (status >= 200 && status < 300 && app.assetBytes.get(e.path) !== e.bytes) this.pend(app, e, pl)
+      if (pl.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
+        pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: app.builds.podBuild(e.upstream)})
+      }
+      return
+    }
+    // DevTools fetch source maps; a page never does.
+    if (isSourceMap(e.path)) {
+      app.sourceMapFailures++
+      return
+    }
+    if (agent !== undefined) {
+      (agent === 'crawler' ? app.crawlers : app.probe).failedRequests++
+      return
+    }
+    const pl = app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer))
+    if (!pl) {
+      app.orphan(key, e.path)
+      return
+    }
+    app.sessions.touch(key, pl, time, this.options.lazyGapMs)
+    if (pl.failures++ === 0) [pl.path, pl.session] = [detach(pl.path), detach(pl.session)]
+    if (!app.people.has(pl.session)) app.people.set(pl.session, {clientIp: detach(e.clientIp), userAgent: this.keep(e.userAgent)})
+    if (pl.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
+      pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: reason.serving, reason: reason.reason})
+    }
+    this.traffic?.failure(app.name, time)
+    app.failures.add(
+      {time, pageLoad: pl, session: pl.session, path: detach(e.path), reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving},
+      () => this.detailOf(e),
+    )
+  }
+
+  /** A length this path had not shown: kept, in case it is the shell of a build learned later. */
+  private pend(app: AppState, e: AccessEvent, pl: PageLoad): void {
+    const path = detach(e.path)
+    app.assetBytes.set(path, e.bytes)
+    app.pending.forgetBefore(e.time - this.options.horizonMs)
+    app.pending.add({
+      entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined},
+      bytes: e.bytes, clientIp: detach(e.clientIp), userAgent: this.keep(e.userAgent), detail: this.keepDetail ? this.detailOf(e) : undefined,
+    })
+  }
+
+  private detailOf(e: AccessEvent): FailureDetail {
+    return {method: e.method, status: e.status, bytes: e.bytes, service: e.service, upstream: e.upstream, requestId: e.requestId, location: e.location}
+  }
+
+  /** Why an asset response is a failure, and the build that answered when it tells; undefined when it is not one. */
+  private failureReason(app: AppState, e: AccessEvent): {reason: FailureReason; serving: Build | undefined} | undefined {
+    const status = e.status
+    if (status === 404 || status === 410) return {reason: 'missing', serving: app.builds.podBuild(e.upstream)}
+    if (status < 200 || status >= 300) return undefined
+    const shell = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
+    if (shell) {
+      // A fallback body: the build whose shell it is was being served.
+      app.builds.served(shell, e.time)
+      return {reason: 'fallback', serving: shell}
+    }
+    if (e.contentType && /^\s*text\/html/i.test(e.contentType)) return {reason: 'contentType', serving: app.builds.podBuild(e.upstream)}
+    return undefined
+  }
+}
+
+/** Done with an event: nothing the analysis keeps refers to it (see ReleasableEvent). */
+function release(e: AccessEvent): void {
+  (e as Partial<ReleasableEvent>).release?.()
+}
+
+/** The session key of a client address: for its (usually one) user agent, and any others. */
+interface CachedKey {
+  ip: string
+  ua: string
+  key: string
+  others?: Map<string, string>
+}
+
+/** Clients whose session keys are cached, per generation. */
+const KEY_CACHE = 32_768
+
+/** A total order on events of the same time that depends only on their content. */
+function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): number {
+  return cmp(ak, bk) || cmp(a.path, b.path) || a.status - b.status || a.bytes - b.bytes ||
+    cmp(a.requestId ?? '', b.requestId ?? '') || cmp(a.id ?? '', b.id ?? '') || cmp(a.method, b.method) ||
+    cmp(a.upstreamName ?? '', b.upstreamName ?? '') || cmp(a.vhost ?? '', b.vhost ?? '') ||
+    // Only copies of one record get this far: the first one read is kept, the later ones are duplicates.
+    cmp(a.location.file, b.location.file) || a.location.line - b.location.line
+}
+
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}

@@ -1,0 +1,77 @@
+import {isbot} from 'isbot'
+import type {AssetKind} from '../model/report'
+
+/** skewscan's own probe announces itself with this user agent (`skewscan-probe/<version>`). */
+export const PROBE_AGENT = 'skewscan-probe/'
+
+/** Who sent a request, by its user agent: a person (undefined), a crawler or bot, or our probe. */
+export type AgentKind = 'crawler' | 'probe' | undefined
+
+/**
+ * Classifies user agents with the isbot list (maintained, used by many frameworks), once per
+ * distinct agent: a log holds few, and the list is one large regular expression.
+ */
+export class AgentClassifier {
+  private readonly cache = new Map<string, AgentKind>()
+
+  kind(userAgent: string): AgentKind {
+    const cached = this.cache.get(userAgent)
+    if (cached !== undefined || this.cache.has(userAgent)) return cached
+    const kind: AgentKind = userAgent.startsWith(PROBE_AGENT) ? 'probe' : userAgent !== '' && isbot(userAgent) ? 'crawler' : undefined
+    // Bounded: a log of forged agents cannot grow it without end.
+    if (this.cache.size >= 50_000) this.cache.clear()
+    this.cache.set(userAgent, kind)
+    return kind
+  }
+}
+
+/** The file extension of a path's last segment, lower case, with its dot; '' when it has none. */
+export function extensionOf(path: string): string {
+  const slash = path.lastIndexOf('/')
+  const dot = path.lastIndexOf('.')
+  return dot > slash + 1 ? path.slice(dot).toLowerCase() : ''
+}
+
+const SCRIPTS = new Set(['.js', '.mjs', '.cjs', '.wasm', '.jsx', '.ts', '.tsx'])
+const STYLESHEETS = new Set(['.css'])
+
+/** What an asset path names: a script (a failure crashes the page), a stylesheet (unstyled), anything else. */
+export function assetKind(path: string): AssetKind {
+  const ext = extensionOf(path)
+  if (SCRIPTS.has(ext)) return 'script'
+  if (STYLESHEETS.has(ext)) return 'stylesheet'
+  return 'other'
+}
+
+/** Source maps are fetched by DevTools, never by the page: one answered with a shell breaks nothing. */
+export function isSourceMap(path: string): boolean {
+  return path.endsWith('.map')
+}
+
+/**
+ * Whether a non-shell path can be a document route of the SPA (answered with the shell): a path
+ * without an extension, or an `.html` page. `/favicon.ico`, `/robots.txt`, `/sitemap.xml` or
+ * `/wp-login.php` answered with the shell's length are not page loads.
+ */
+export function isDocumentPath(path: string): boolean {
+  const ext = extensionOf(path)
+  return ext === '' || ext === '.html' || ext === '.htm'
+}
+
+/**
+ * Whether a file name looks content-hashed (`settings.e889d204.js`, `chunk-ui-BfK3x9aZ.js`): a
+ * run of 8 or more letters and digits, with a digit, between separators. A scanner's guesses
+ * (`/static/js/main.js`, `/js/app.js`) have none.
+ */
+export function looksHashed(path: string): boolean {
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  for (const token of name.split(/[.\-_~]/)) {
+    if (token.length >= 8 && /\d/.test(token) && /^[A-Za-z0-9]+$/.test(token)) return true
+  }
+  return false
+}
+
+/** The directory part of a path, with its trailing slash (`/_build/a.js` -> `/_build/`). */
+export function directoryOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/') + 1)
+}
