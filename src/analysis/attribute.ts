@@ -3,6 +3,7 @@ import type {AppState} from './apps'
 import {type Build, servingSlack} from './builds'
 import type {ResolvedDeploy} from './deploys'
 import type {AnalysisOptions} from './options'
+import type {PageLoad} from './sessions'
 import {directoryOf, looksHashed} from './request-kinds'
 
 /** A person's failed request once the windows are known: which deploy, why, in which direction. */
@@ -30,7 +31,8 @@ export interface AppAttribution {
  *
  * - A response of a shell's length whose length turned out not to be a build (a dynamic page) is no
  *   failure. A request for an asset path that no build ever served (and that does not look like a
- *   content-hashed file beside served ones) is a scanner's, not a person's.
+ *   content-hashed file beside served ones), from a page that got no real asset at all, is a
+ *   scanner's, not a person's.
  * - The cause is what the logs show of the page's build at that moment: still served (its shell,
  *   its length as a fallback body or its pods seen answering, within the gap the logs leave between
  *   such signs near its end) while another build was served too: `rollout`; no longer served, and
@@ -57,7 +59,9 @@ export function attributeApp(app: AppState, builds: readonly Build[], deploys: r
     const answered = store.serving[i]
     if (reason === 'fallback' && !isBuild(answered)) continue
     const path = store.paths[i] as string
-    if (!known(path)) {
+    // A path no build served, asked for by a page that got no real asset either: a scanner's probe
+    // (a browser's page gets its other assets; its own missing file is a person's failure).
+    if (!known(path) && (store.pageLoads[i] as PageLoad).realAssets === 0) {
       result.scanners.requests++
       result.scanners.clients.add(store.sessions[i] as string)
       continue

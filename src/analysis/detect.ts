@@ -296,6 +296,7 @@ export class Detector {
       const pl = agent === undefined ? app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer)) : undefined
       if (exists) app.assetServed(e.path, pl?.build)
       if (!pl) return
+      if (exists) pl.realAssets++
       // A page whose shell was revalidated (304) is of the build its assets belong to.
       if (pl.build === undefined && exists) pl.build = app.servedAssets.get(e.path) ?? undefined
       app.sessions.touch(key, pl, time, this.options.lazyGapMs)

@@ -25,6 +25,8 @@ export interface PageLoad {
   /** Its initial load is over: a request came more than the lazy gap after the one before. */
   lazy: boolean
   failures: number
+  /** Asset responses of real content it got: a browser's page load gets some; a scanner's junk requests none. */
+  realAssets: number
   /** The page's requests (shell first), only when the analysis keeps detail; capped. */
   requests?: PageRequest[]
 }
@@ -67,7 +69,7 @@ export class SessionTracker {
       this.lastKey = key
       this.lastSession = s
     }
-    const pl: PageLoad = {id: this.ids.next++, session: key, time, path, build, lastActivity: time, lazy: false, failures: 0}
+    const pl: PageLoad = {id: this.ids.next++, session: key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0}
     // concat makes an array of exactly the size needed (push reserves room for 16 more): most
     // sessions hold one or two page loads, and there are as many sessions as users in the horizon.
     s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? s.pageLoads.concat(pl) : [...s.pageLoads.slice(1), pl]

@@ -6,7 +6,9 @@ import type {FailureRecord} from '../../../src/model/report'
 
 const A = 1832 // build A's shell length
 const B = 1851 // build B's shell length
+const C = 1869 // build C's shell length
 const BASE = Date.parse('2026-11-29T14:00:00Z')
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
 
 /** `mm:ss` after 14:00 UTC, or a number of seconds. */
 const at = (t: string | number): number => {
@@ -16,10 +18,18 @@ const at = (t: string | number): number => {
 }
 
 let line = 0
+/** A client address per name (a person is an address and a browser's user agent). */
+function ipOf(who: string): string {
+  let h = 0
+  for (const c of who) h = (h * 31 + c.charCodeAt(0)) >>> 0
+  return `10.${(h >>> 16) & 255}.${(h >>> 8) & 255}.${h & 255}`
+}
+const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+
 function ev(t: string | number, who: string, path: string, bytes: number, extra: Partial<AccessEvent> = {}): AccessEvent {
   return {
-    time: at(t), resolutionMs: 1000, method: 'GET', path, status: 200, bytes, clientIp: `10.0.0.${who.charCodeAt(0) % 250}`,
-    userAgent: `Mozilla/5.0 (${who})`, location: {file: 'test', line: ++line}, ...extra,
+    time: at(t), resolutionMs: 1000, method: 'GET', path, status: 200, bytes, clientIp: ipOf(who),
+    userAgent: CHROME, location: {file: 'test', line: ++line}, ...extra,
   }
 }
 
@@ -30,7 +40,7 @@ function run(events: AccessEvent[], opts: Partial<AnalysisOptions> = {}, declare
   return {report: a.finish(declared), failures, analyzer: a}
 }
 
-/** A site where build A serves until 10:00, both builds 10:00-11:30, then only B. */
+/** A site where build A serves until 10:00, both builds 10:00-11:30, then only B; real assets of each build. */
 function rollout(): AccessEvent[] {
   return [
     ev('00:00', 'bg1', '/', A), ev('00:00', 'bg1', '/_build/app.a1.js', 50_000),
@@ -47,14 +57,16 @@ describe('Analyzer: fallback hits and direction', () => {
       ev('10:30', 'u1', '/_build/vendor.a1.js', 80_000),
     ])
     expect(failures).toHaveLength(1)
-    expect(failures[0]).toMatchObject({reason: 'fallback', direction: 'oldPageNewPod', path: '/_build/app.a1.js', servingBuild: 'B2', incidentId: 'I1'})
+    expect(failures[0]).toMatchObject({reason: 'fallback', cause: 'rollout', deployId: 'D1', direction: 'oldPageNewPod', path: '/_build/app.a1.js', servingBuild: 'B2', incidentId: 'I1', asset: 'script', phase: 'initial'})
     expect(failures[0]?.pageLoad).toMatchObject({build: 'B1', path: '/'})
     expect(report.incidents).toEqual([expect.objectContaining({
-      id: 'I1', kind: 'rollout', deployId: 'D1', affectedUsers: 1, affectedPageLoads: 1, failedRequests: 1,
+      id: 'I1', cause: 'rollout', deployId: 'D1', affectedUsers: 1, affectedPageLoads: 1, brokenPageLoads: 1, failedRequests: 1,
+      byOutcome: {crashed: 1, lazyChunkFailed: 0, unstyled: 0, degraded: 0},
       byDirection: {oldPageNewPod: 1, newPageOldPod: 0, unknown: 0}, byReason: {fallback: 1, missing: 0, contentType: 0},
     })])
     expect(report.deploys).toEqual([expect.objectContaining({
-      id: 'D1', source: 'inferred', start: '2026-11-29T14:10:00.000Z', end: '2026-11-29T14:11:30.000Z', fromBuild: 'B1', toBuild: 'B2',
+      id: 'D1', sources: ['inferred'], start: '2026-11-29T14:10:00.000Z', end: '2026-11-29T14:11:30.000Z', fromBuild: 'B1', toBuild: 'B2',
+      rolloutWindow: {start: '2026-11-29T14:10:30.000Z', end: '2026-11-29T14:10:30.000Z', seconds: 0},
     })])
   })
 
@@ -66,8 +78,13 @@ describe('Analyzer: fallback hits and direction', () => {
   it('counts a 404 on an asset as missing, and takes the serving build from the upstream pod', () => {
     const {report, failures} = run([...rollout(),
       ev('10:50', 'u3', '/', A), ev('10:50', 'u3', '/_build/app.a1.js', 153, {status: 404, upstream: '10.1.1.1:8080'})])
-    expect(failures[0]).toMatchObject({reason: 'missing', direction: 'oldPageNewPod', servingBuild: 'B2'})
+    expect(failures[0]).toMatchObject({reason: 'missing', direction: 'oldPageNewPod', servingBuild: 'B2', cause: 'rollout'})
     expect(report.incidents[0]?.byReason).toEqual({fallback: 0, missing: 1, contentType: 0})
+  })
+
+  it('takes the serving build of a 404 with no pod logged from the one other build served then', () => {
+    const {failures} = run([...rollout(), ev('10:50', 'u3', '/', A), ev('10:50', 'u3', '/_build/app.a1.js', 153, {status: 404})])
+    expect(failures[0]).toMatchObject({servingBuild: 'B2', direction: 'oldPageNewPod'})
   })
 
   it('counts text/html on an asset as contentType when the length tells nothing', () => {
@@ -76,44 +93,188 @@ describe('Analyzer: fallback hits and direction', () => {
   })
 
   it('does not flag an asset whose length equals a shell that was last served long ago', () => {
-    const {failures} = run([ev('00:00', 'x', '/', A), ev('59:00', 'y', '/', B), ev('59:00', 'y', '/_build/chunk.js', A)])
+    const {failures} = run([ev('00:00', 'x', '/', A), ev('00:05', 'x', '/', A), ev('59:00', 'y', '/', B), ev('59:05', 'y', '/', B), ev('59:00', 'y', '/_build/chunk.js', A)])
     expect(failures).toEqual([])
   })
 
   it('joins shell lengths within --length-tolerance into one build', () => {
-    const events = [ev('00:00', 'a', '/', 1832), ev('00:10', 'b', '/', 1835), ev('00:20', 'c', '/', 1830), ev('00:20', 'c', '/_build/x.js', 1834)]
-    expect(run(events).report.builds).toHaveLength(3)
+    const events = [ev('00:00', 'a', '/', 1832), ev('00:10', 'b', '/', 1835), ev('00:20', 'c', '/', 1830), ev('00:30', 'c', '/', 1832),
+      ev('00:35', 'c', '/_build/app.js', 50_000), ev('00:36', 'c', '/_build/x.js', 1834)]
+    // Without tolerance only 1832 recurs: one build, and 1834 is no shell.
+    expect(run(events).report.builds.map((b) => b.shellBytes)).toEqual([1832])
     const tolerant = run(events, {lengthTolerance: 5})
-    expect(tolerant.report.builds).toEqual([expect.objectContaining({id: 'B1', shellBytes: 1832, shellRequests: 3})])
+    expect(tolerant.report.builds).toEqual([expect.objectContaining({id: 'B1', shellBytes: 1832, shellRequests: 4})])
     expect(tolerant.failures).toHaveLength(1)
   })
 })
 
-describe('Analyzer: users, orphans and page loads', () => {
-  it('reports asset hits with no page load behind them as orphans, never as users', () => {
+describe('Analyzer: a build is a shell length that recurs', () => {
+  it('a length seen once on / is no build: no phantom deploy, no failure of that length', () => {
+    const {report, failures} = run([...rollout(), ev('05:00', 'odd', '/', 2500), ev('06:00', 'u', '/', A), ev('06:00', 'u', '/_build/app.a1.js', 2500)])
+    expect(report.builds.map((b) => b.shellBytes)).toEqual([A, B])
+    expect(report.deploys).toHaveLength(1)
+    expect(failures).toEqual([])
+  })
+
+  it('a homepage whose length varies per request has no builds, and says so; its 404s are still found', () => {
+    const events: AccessEvent[] = []
+    for (let i = 0; i < 40; i++) events.push(ev(i * 10, `v${i}`, '/', 5000 + i * 7))
+    events.push(ev(200, 'u', '/', 5300), ev(200, 'u', '/_build/app.x.js', 150, {status: 404}), ev(201, 'u', '/_build/ok.x.js', 9000))
+    const {report, failures} = run(events)
+    expect(report.builds).toEqual([])
+    expect(report.deploys).toEqual([])
+    expect(report.apps).toEqual([expect.objectContaining({shellLengthVaries: true, pageLoads: 41})])
+    expect(failures).toEqual([expect.objectContaining({reason: 'missing', cause: 'unattributed', pageLoad: expect.objectContaining({build: null})})])
+  })
+})
+
+describe('Analyzer: only people are users', () => {
+  it('counts crawlers apart (by the isbot list): their old-asset fallbacks are no failures, their page loads no page loads', () => {
     const {report} = run([...rollout(),
-      ev('12:00', 'scanner', '/js/app.js', B), ev('12:01', 'scanner', '/static/js/main.js', B),
-      ev('12:02', 'crawler', '/_build/app.a1.js', B)])
-    expect(report.orphans).toEqual({requests: 3, clients: 2})
-    expect(report.affectedUsers).toEqual([])
+      ev('12:00', 'bot', '/', B, {userAgent: GOOGLEBOT}), ev('12:01', 'bot', '/_build/app.a1.js', B, {userAgent: GOOGLEBOT})])
+    expect(report.nonUser.crawlers).toEqual({requests: 2, clients: 1, failedRequests: 1})
+    expect(report.totals).toMatchObject({pageLoads: 4, failedRequests: 0, affectedUsers: 0})
     expect(report.incidents).toEqual([])
   })
 
+  it('counts skewscan\'s own probe apart', () => {
+    const probe = {userAgent: 'skewscan-probe/0.1.0'}
+    const {report} = run([...rollout(), ev('10:30', 'p', '/', A, probe), ev('10:30', 'p', '/_build/app.a1.js', B, probe)])
+    expect(report.nonUser.probe).toEqual({requests: 2, clients: 1, failedRequests: 1})
+    expect(report.affectedUsers).toEqual([])
+  })
+
+  it('counts requests for asset paths no build ever served as a scanner\'s, even with a browser\'s user agent and a page load', () => {
+    const {report, failures} = run([...rollout(),
+      ev('10:30', 'scan', '/', B), ev('10:30', 'scan', '/static/js/main.js', B), ev('10:31', 'scan', '/js/app.js', B),
+      // A content-hashed chunk beside served assets is real, though never served in this log: a stale tab's.
+      ev('15:00', 'tab', '/', A, {status: 304, bytes: 0}), ev('15:00', 'tab', '/_build/app.a1.js', 50_000), ev('25:00', 'tab', '/_build/chunk-cart.a1b2c3d4.js', B)])
+    expect(report.nonUser.scanners).toEqual({requests: 2, clients: 1, failedRequests: 2})
+    expect(failures.map((f) => f.path)).toEqual(['/_build/chunk-cart.a1b2c3d4.js'])
+  })
+
+  it('reports asset hits of people with no page load behind them as orphans, never as users', () => {
+    const {report} = run([...rollout(), ev('12:02', 'visitor', '/_build/app.a1.js', B)])
+    expect(report.orphans).toEqual({requests: 1, clients: 1})
+    expect(report.affectedUsers).toEqual([])
+  })
+
+  it('never counts a source map answered with the shell as a failure', () => {
+    const {report} = run([...rollout(), ev('10:30', 'dev', '/', A), ev('10:30', 'dev', '/_build/app.a1.js', 50_000), ev('10:31', 'dev', '/_build/app.a1.js.map', B)])
+    expect(report.nonUser.sourceMaps).toEqual({failedRequests: 1})
+    expect(report.totals.failedRequests).toBe(0)
+  })
+
+  it('a favicon or robots.txt answered with the shell is no page load; a route is', () => {
+    const {report} = run([...rollout(), ev('05:00', 'f', '/favicon.ico', A), ev('05:00', 'f', '/robots.txt', A), ev('05:01', 'f', '/account', A)])
+    expect(report.totals.pageLoads).toBe(5)
+  })
+})
+
+describe('Analyzer: page-load outcomes', () => {
+  it('crashed (a script at load), unstyled (only a stylesheet), lazy chunk failed (a script later), degraded (an image)', () => {
+    const {report, failures} = run([...rollout(),
+      ev('10:10', 's', '/', A), ev('10:10', 's', '/_build/app.a1.js', B),
+      ev('10:20', 'c', '/', A), ev('10:20', 'c', '/_build/app.a1.js', 50_000), ev('10:20', 'c', '/_build/app.a1.css', B),
+      ev('10:30', 'l', '/', A), ev('10:30', 'l', '/_build/app.a1.js', 50_000), ev('10:50', 'l', '/_build/chunk-cart.a1.js', B),
+      ev('11:00', 'i', '/', A), ev('11:00', 'i', '/_build/app.a1.js', 50_000), ev('11:00', 'i', '/assets/logo.a1.png', B)])
+    expect(report.totals).toMatchObject({brokenPageLoads: 1, affectedPageLoads: 4, byOutcome: {crashed: 1, lazyChunkFailed: 1, unstyled: 1, degraded: 1}})
+    expect(failures.map((f) => [f.clientIp, f.asset, f.phase])).toEqual([
+      [ipOf('s'), 'script', 'initial'], [ipOf('c'), 'stylesheet', 'initial'], [ipOf('l'), 'script', 'lazy'], [ipOf('i'), 'other', 'initial'],
+    ])
+    expect(report.affectedUsers.find((u) => u.clientIp === ipOf('s'))).toMatchObject({brokenPageLoads: 1, affectedPageLoads: 1})
+    expect(report.affectedUsers.find((u) => u.clientIp === ipOf('c'))).toMatchObject({brokenPageLoads: 0, affectedPageLoads: 1})
+  })
+
+  it('a request more than --lazy-gap after the page\'s previous one is a lazy load', () => {
+    const events = [...rollout(), ev('10:10', 'g', '/', A), ev('10:12', 'g', '/_build/app.a1.js', B)]
+    expect(run(events).failures[0]?.phase).toBe('initial')
+    expect(run(events, {lazyGapMs: 1000}).failures[0]?.phase).toBe('lazy')
+  })
+})
+
+describe('Analyzer: the cause is what the logs show of the page\'s build', () => {
+  it('a lazy chunk of an old tab after its build stopped being served is a stale client of the deploy that retired it, inside the deploy margin or not', () => {
+    // A served about every minute until 11:30; the tab's chunk fails at 14:00, within 10 minutes of the deploy.
+    const steady = Array.from({length: 11}, (_, i) => ev(i * 60 + 30, `v${i}`, '/', A))
+    const {report} = run([...rollout(), ...steady, ev('05:00', 'tab', '/', A), ev('05:05', 'tab', '/_build/app.a1.js', 50_000),
+      ev('14:00', 'tab', '/_build/chunk-cart.a1b2c3d4.js', B)], {deployMarginMs: 10 * 60_000})
+    expect(report.incidents).toEqual([expect.objectContaining({cause: 'stale-client', deployId: 'D1', affectedUsers: 1, pageLoads: 1,
+      byOutcome: {crashed: 0, lazyChunkFailed: 1, unstyled: 0, degraded: 0}})])
+    expect(report.deploys[0]).toMatchObject({byCause: {rollout: 0, 'stale-client': 1, unattributed: 0}, rolloutWindow: null})
+  })
+
+  it('calls failures with no other build around them unattributed', () => {
+    // A page's own missing file (its other assets came): a person's failure, whatever its name.
+    const {report} = run([ev('00:00', 'a', '/', A), ev('00:00', 'a', '/_build/app.js', 50_000), ev('00:00', 'a', '/_build/gone.js', 153, {status: 404}), ev('00:10', 'b', '/', A)])
+    expect(report.incidents).toEqual([expect.objectContaining({cause: 'unattributed', deployId: null})])
+  })
+
+  it('two deploys give incidents of their own, and a stale tab of the first failing during the second stays the first\'s', () => {
+    const events = [
+      ...Array.from({length: 19}, (_, i) => ev(i * 30, `a${i}`, '/', A)),
+      ev('00:00', 'a', '/', A), ev('00:05', 'a', '/_build/app.a1.js', 50_000), ev('09:50', 'a2', '/', A),
+      ev('10:00', 'b', '/', B), ev('10:10', 'b', '/', B), ev('10:20', 'b', '/_build/app.b1.js', 51_000),
+      // D1 race: an A page gets B's shell.
+      ev('09:55', 'r1', '/', A), ev('09:55', 'r1', '/_build/vendor.a1.js', 80_000), ev('09:55', 'r1', '/_build/app.a1.js', B),
+      ev('12:00', 'c', '/', C), ev('12:00', 'b3', '/', B), ev('12:30', 'c2', '/', C), ev('20:00', 'c3', '/', C),
+      // D2 race: a B page gets C's shell; meanwhile the A tab (build gone since 09:55) lazy-loads: stale, of D1.
+      ev('12:10', 'r2', '/', B), ev('12:10', 'r2', '/_build/vendor.b1.js', 81_000), ev('12:10', 'r2', '/_build/app.b1.js', C),
+      ev('12:15', 'a', '/_build/chunk-cart.a1b2c3d4.js', C),
+    ]
+    const {report, failures} = run(events)
+    expect(report.deploys.map((d) => [d.id, d.fromBuild, d.toBuild])).toEqual([['D1', 'B1', 'B2'], ['D2', 'B2', 'B3']])
+    expect(failures.map((f) => [f.path, f.cause, f.deployId])).toEqual([
+      ['/_build/app.a1.js', 'rollout', 'D1'], ['/_build/app.b1.js', 'rollout', 'D2'], ['/_build/chunk-cart.a1b2c3d4.js', 'stale-client', 'D1'],
+    ])
+    expect(report.incidents.map((i) => [i.id, i.cause, i.deployId])).toEqual([['I1', 'rollout', 'D1'], ['I2', 'rollout', 'D2'], ['I3', 'stale-client', 'D1']])
+  })
+
+  it('finds fallback bodies of a new build whose first shell was logged minutes later (a quiet site)', () => {
+    const events = [ev('00:00', 'a', '/', A), ev('00:10', 'a', '/_build/app.a1.js', 50_000), ev('03:00', 'a', '/', A),
+      ev('04:00', 'u', '/', A), ev('04:00', 'u', '/_build/app.a1.js', B), ev('05:00', 'old', '/', A),
+      ev('09:00', 'b', '/', B), ev('09:30', 'b', '/', B)]
+    const {failures, report} = run(events)
+    expect(failures).toEqual([expect.objectContaining({path: '/_build/app.a1.js', servingBuild: 'B2', cause: 'rollout', direction: 'oldPageNewPod'})])
+    // The fallback body shows B served from 04:00: the inferred rollout starts there.
+    expect(report.deploys[0]).toMatchObject({start: '2026-11-29T14:04:00.000Z', end: '2026-11-29T14:05:00.000Z'})
+  })
+})
+
+describe('Analyzer: apps', () => {
+  const web = {upstreamName: 'default-web-80'}
+  const shop = {upstreamName: 'default-shop-80'}
+  it('keeps builds, deploys and incidents per app: two apps deploying a minute apart are two rollouts, not one build sequence', () => {
+    const events = [
+      ev('00:00', 'w', '/', A, web), ev('00:10', 'w', '/', A, web), ev('10:00', 'w', '/', B, web), ev('10:40', 'w2', '/', A, web), ev('20:00', 'w', '/', B, web),
+      ev('00:00', 's', '/', 3000, shop), ev('00:10', 's', '/', 3000, shop), ev('11:00', 's', '/', 3100, shop), ev('11:40', 's2', '/', 3000, shop), ev('20:00', 's', '/', 3100, shop),
+      ev('10:30', 'u', '/', A, web), ev('10:30', 'u', '/_build/vendor.a1.js', 80_000, web), ev('10:30', 'u', '/_build/app.a1.js', B, web),
+      ev('11:30', 'v', '/', 3000, shop), ev('11:30', 'v', '/_build/vendor.s1.js', 70_000, shop), ev('11:30', 'v', '/_build/shop.a1.js', 3100, shop),
+    ]
+    const {report} = run(events)
+    expect(report.apps.map((a) => [a.name, a.source, a.builds, a.deploys, a.affectedUsers])).toEqual([['default-shop-80', 'upstream', 2, 1, 1], ['default-web-80', 'upstream', 2, 1, 1]])
+    expect(report.deploys.map((d) => [d.id, d.app, d.fromBuild, d.toBuild])).toEqual([['D1', 'default-web-80', 'B1', 'B2'], ['D2', 'default-shop-80', 'B1', 'B2']])
+    expect(report.incidents.map((i) => [i.id, i.app, i.deployId])).toEqual([['I1', 'default-web-80', 'D1'], ['I2', 'default-shop-80', 'D2']])
+    const only = run(events, {app: 'default-shop-80'}).report
+    expect(only.apps.map((a) => a.name)).toEqual(['default-shop-80'])
+    expect(only.totals.affectedUsers).toBe(1)
+  })
+
+  it('names the app by upstream, else virtual host, else service; --app-key chooses', () => {
+    const one = (extra: Partial<AccessEvent>, opts: Partial<AnalysisOptions> = {}) => run([ev('00:00', 'a', '/', A, extra), ev('00:01', 'a', '/', A, extra)], opts).report.apps.map((a) => [a.name, a.source])
+    expect(one({upstreamName: 'default-web-80', vhost: 'web.example.com', service: 'ingress-nginx'})).toEqual([['default-web-80', 'upstream']])
+    expect(one({vhost: 'web.example.com', service: 'ingress-nginx'})).toEqual([['web.example.com', 'host']])
+    expect(one({service: 'web'})).toEqual([['web', 'service']])
+    expect(one({})).toEqual([[null, 'none']])
+    expect(one({upstreamName: 'default-web-80', vhost: 'web.example.com'}, {appSource: 'host'})).toEqual([['web.example.com', 'host']])
+  })
+})
+
+describe('Analyzer: page loads and incidents', () => {
   it('expires page loads after the horizon: a late hit is an orphan', () => {
-    const events = [...rollout(), ev('01:00', 'tab', '/', A), ev('40:00', 'tab', '/_build/chunk-x.a1.js', B)]
+    const events = [...rollout(), ev('01:00', 'tab', '/', A), ev('01:00', 'tab', '/_build/app.a1.js', 50_000), ev('40:00', 'tab', '/_build/chunk-x.a1b2c3d4.js', B)]
     expect(run(events).report.orphans.requests).toBe(1)
     expect(run(events, {horizonMs: 60 * 60_000}).report.affectedUsers).toHaveLength(1)
-  })
-
-  it('classifies a lazy chunk of an old tab after the deploy ended as a stale client', () => {
-    const {report} = run([...rollout(), ev('05:00', 'tab', '/', A), ev('05:05', 'tab', '/_build/app.a1.js', 50_000),
-      ev('25:00', 'tab', '/_build/chunk-cart.a1.js', B)])
-    expect(report.incidents).toEqual([expect.objectContaining({kind: 'stale-client', deployId: 'D1', affectedUsers: 1, pageLoads: 1, brokenShare: 1})])
-  })
-
-  it('calls failures with no deploy around them unattributed', () => {
-    const {report} = run([ev('00:00', 'a', '/', A), ev('00:00', 'a', '/_build/gone.js', 153, {status: 404})])
-    expect(report.incidents).toEqual([expect.objectContaining({kind: 'unattributed', deployId: null})])
   })
 
   it('attributes an asset to the page load its referer names', () => {
@@ -125,17 +286,18 @@ describe('Analyzer: users, orphans and page loads', () => {
   })
 
   it('recognises SPA routes as shells by length, even when the first / of that build comes a little later', () => {
-    const {report} = run([ev('00:00', 'a', '/', A), ev('05:00', 'r', '/account', B), ev('05:00', 'r', '/_build/app.b.js', A),
-      ev('05:30', 'n', '/', B)])
-    expect(report.totals.pageLoads).toBe(3)
+    const {report} = run([ev('00:00', 'a', '/', A), ev('00:10', 'a', '/', A), ev('00:10', 'a', '/_build/app.a.js', 50_000), ev('05:00', 'r', '/account', B), ev('05:00', 'r', '/_build/app.a.js', A),
+      ev('05:30', 'n', '/', B), ev('05:40', 'n', '/', B)])
+    expect(report.totals.pageLoads).toBe(5)
     expect(report.builds.map((b) => [b.id, b.firstSeen])).toEqual([['B1', '2026-11-29T14:00:00.000Z'], ['B2', '2026-11-29T14:05:00.000Z']])
     expect(report.affectedUsers).toHaveLength(1)
   })
 
-  it('treats a revalidated shell (304) as a page load of unknown build', () => {
+  it('a revalidated shell (304) is a page load of the build its assets belong to', () => {
     const {failures, report} = run([...rollout(), ev('10:10', 'c', '/', 0, {status: 304}), ev('10:10', 'c', '/_build/app.a1.js', B)])
     expect(report.totals.pageLoads).toBe(5)
-    expect(failures[0]).toMatchObject({direction: 'unknown', pageLoad: expect.objectContaining({build: null})})
+    // app.a1.js was fetched by an A page: the failure is an A page's.
+    expect(failures[0]).toMatchObject({direction: 'oldPageNewPod', pageLoad: expect.objectContaining({build: 'B1'}), cause: 'rollout'})
   })
 
   it('counts page loads in the window, plus broken ones that started before it', () => {
@@ -144,13 +306,12 @@ describe('Analyzer: users, orphans and page loads', () => {
       ev('10:20', 'p2', '/', A), ev('10:20', 'p2', '/_build/app.a1.js', 50_000),
       ev('10:30', 'p3', '/', B), ev('10:30', 'p3', '/_build/app.b1.js', A)])
     // window 10:10-10:30: page loads p1, p2, p3 (new1 at 10:00 is outside)
-    expect(report.incidents[0]).toMatchObject({pageLoads: 3, affectedPageLoads: 2, brokenShare: 0.6667, windowSeconds: 20})
+    expect(report.incidents[0]).toMatchObject({pageLoads: 3, affectedPageLoads: 2, brokenPageLoads: 2, brokenShare: 0.6667, windowSeconds: 20})
   })
 
   it('splits incidents at gaps longer than --incident-gap', () => {
-    const events = [ev('00:00', 'a', '/', A), ev('00:00', 'a', '/_build/x.js', 153, {status: 404}),
-      ev('04:00', 'b', '/', A), ev('04:00', 'b', '/_build/x.js', 153, {status: 404}),
-      ev('20:00', 'c', '/', A), ev('20:00', 'c', '/_build/x.js', 153, {status: 404})]
+    const page = (t: string, who: string): AccessEvent[] => [ev(t, who, '/', A), ev(t, who, '/_build/app.js', 50_000), ev(t, who, '/_build/x.js', 153, {status: 404})]
+    const events = [...page('00:00', 'a'), ...page('04:00', 'b'), ...page('20:00', 'c')]
     expect(run(events).report.incidents.map((i) => i.id)).toEqual(['I1', 'I2'])
     expect(run(events, {incidentGapMs: 60_000}).report.incidents).toHaveLength(3)
   })
@@ -167,13 +328,35 @@ describe('Analyzer: declared deploys', () => {
     const declared: DeclaredDeploy[] = [{source: 'file', start: at('09:55'), end: at('11:40'), service: 'web', version: '2026.11.29-2'}]
     const {report} = run([...rollout(), ev('10:30', 'u', '/', A), ev('10:30', 'u', '/_build/app.a1.js', B)], {}, declared)
     expect(report.deploys).toEqual([expect.objectContaining({
-      id: 'D1', source: 'file', start: '2026-11-29T14:09:55.000Z', end: '2026-11-29T14:11:40.000Z',
+      id: 'D1', sources: ['file'], start: '2026-11-29T14:09:55.000Z', end: '2026-11-29T14:11:40.000Z',
       fromBuild: 'B1', toBuild: 'B2', version: '2026.11.29-2', affectedUsers: 1, incidentIds: ['I1'], pageLoads: 3,
     })])
   })
 
+  it('fuses a rollout\'s start and finish markers and its Kubernetes rollout into one deploy', () => {
+    const declared: DeclaredDeploy[] = [
+      {source: 'marker', phase: 'start', start: at('09:58'), service: 'web', version: 'v2', key: 'web-2', description: 'Deploy web v2 started'},
+      {source: 'kubernetes', start: at('10:00'), end: at('11:20'), service: 'web', deployment: 'web', version: 'web-5b8c', fromVersion: 'web-4a7d'},
+      {source: 'marker', phase: 'end', start: at('11:35'), service: 'web', version: 'v2', key: 'web-2', description: 'Deploy web v2 finished'},
+    ]
+    const {report} = run([...rollout(), ev('10:30', 'u', '/', A), ev('10:30', 'u', '/_build/app.a1.js', B)], {}, declared)
+    expect(report.deploys).toEqual([expect.objectContaining({
+      id: 'D1', sources: ['marker', 'kubernetes'], start: '2026-11-29T14:09:58.000Z', end: '2026-11-29T14:11:35.000Z', version: 'v2', fromBuild: 'B1', toBuild: 'B2',
+    })])
+    expect(report.unmatchedDeploys).toEqual([])
+  })
+
+  it('lists deploy records that match no app\'s traffic, never drops them', () => {
+    const declared: DeclaredDeploy[] = [{source: 'file', start: at('10:00'), end: at('11:00'), service: 'billing'}]
+    const {report} = run([...rollout().map((e) => ({...e, upstreamName: 'default-web-80'}))], {}, declared)
+    expect(report.unmatchedDeploys).toEqual([expect.objectContaining({service: 'billing', reason: expect.stringMatching(/no app in the logs is named billing.*--deploy-app billing=APP/)})])
+    // Unmatched: the app's deploys are inferred.
+    expect(report.deploys).toEqual([expect.objectContaining({sources: ['inferred'], app: 'default-web-80'})])
+    const mapped = run([...rollout().map((e) => ({...e, upstreamName: 'default-web-80'}))], {deployApps: {billing: 'default-web-80'}}, declared).report
+    expect(mapped.deploys).toEqual([expect.objectContaining({sources: ['file'], service: 'billing', app: 'default-web-80'})])
+  })
+
   it('takes the build that appears after the deploy began, even when the old one was first seen within the margin before it', () => {
-    // The old build is first seen 20 s before the deploy (a short log); the new one after it starts.
     const declared: DeclaredDeploy[] = [{source: 'file', start: at('00:20'), end: at('01:20')}]
     const {report} = run([ev('00:00', 'a', '/', A), ev('00:30', 'b', '/', B), ev('00:40', 'c', '/', A), ev('02:00', 'd', '/', B)], {}, declared)
     expect(report.deploys[0]).toMatchObject({fromBuild: 'B1', toBuild: 'B2'})

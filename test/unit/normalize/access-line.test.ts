@@ -65,6 +65,7 @@ describe('parseAccessLine: real samples (datadog.md §4)', () => {
         clientIp: '172.16.30.1',
         userAgent: 'curl/7.77.0',
         upstream: '10.244.151.3:8080',
+        upstreamName: 'default-web2-8080',
         requestId: 'e90cf46a8385a64ac01c834734768488',
       },
     ],
@@ -81,6 +82,7 @@ describe('parseAccessLine: real samples (datadog.md §4)', () => {
         clientIp: '172.17.0.1',
         userAgent: FIREFOX,
         upstream: '100.110.0.3:80',
+        upstreamName: 'proxyname-8080',
         requestId: 'abcdefg12345abcdef',
       },
     ],
@@ -96,6 +98,7 @@ describe('parseAccessLine: real samples (datadog.md §4)', () => {
         bytes: 605,
         clientIp: '172.16.99.64',
         userAgent: FIREFOX,
+        upstreamName: 'proxyname-8080',
         requestId: 'abcdefg12345abcdef',
       },
     ],
@@ -249,8 +252,9 @@ describe('parseAccessLine: request targets', () => {
   ])('%s', (target, path, host) => {
     const event = parsed(`1.2.3.4 - - [21/Mar/2022:16:05:33 +0000] "GET ${target} HTTP/1.1" 200 1`)
     expect(event['path']).toBe(path)
-    expect(event['host']).toBe(host)
-    expect('host' in event).toBe(host !== undefined)
+    // An absolute-form target names the virtual host.
+    expect(event['vhost']).toBe(host)
+    expect('vhost' in event).toBe(host !== undefined)
     expect(splitTarget(target)).toStrictEqual(host === undefined ? {path} : {path, host})
   })
 
@@ -288,72 +292,72 @@ describe('parseAccessLine: ingress-nginx log-format-upstream variants', () => {
     [
       'alternative upstream named',
       `${INGRESS_HEAD} [default-web-80] [default-web-canary-80] 10.244.0.5:8080 5120 0.004 200 0123456789abcdef0123456789abcdef`,
-      {...INGRESS, upstream: '10.244.0.5:8080', requestId: '0123456789abcdef0123456789abcdef'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.5:8080', requestId: '0123456789abcdef0123456789abcdef'},
     ],
     [
       'empty [] alternative upstream',
       `${INGRESS_HEAD} [default-web-80] [] 10.244.0.5:8080 5120 0.004 200 abc123`,
-      {...INGRESS, upstream: '10.244.0.5:8080', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.5:8080', requestId: 'abc123'},
     ],
     [
       'no alternative-upstream bracket (old controller)',
       `${INGRESS_HEAD} [default-web-80] 10.244.0.5:8080 5120 0.004 200 abc123`,
-      {...INGRESS, upstream: '10.244.0.5:8080', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.5:8080', requestId: 'abc123'},
     ],
     [
       'no $req_id (old controller)',
       `${INGRESS_HEAD} [default-web-80] [] 10.244.0.5:8080 5120 0.004 200`,
-      {...INGRESS, upstream: '10.244.0.5:8080'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.5:8080'},
     ],
     [
       'no alternative bracket and no $req_id',
       `${INGRESS_HEAD} [default-web-80] 10.244.0.5:8080 5120 0.004 200`,
-      {...INGRESS, upstream: '10.244.0.5:8080'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.5:8080'},
     ],
     [
       '$req_id `-`',
       `${INGRESS_HEAD} [default-web-80] [] 10.244.0.5:8080 5120 0.004 200 -`,
-      {...INGRESS, upstream: '10.244.0.5:8080'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.5:8080'},
     ],
     [
       'three attempts: the last one answered',
       `${INGRESS_HEAD} [default-web-80] [] 10.244.0.5:8080, 10.244.0.6:8080, 10.244.0.7:8080 0, 0, 5120 0.001, 0.001, 0.002 502, 502, 200 abc123`,
-      {...INGRESS, upstream: '10.244.0.7:8080', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.7:8080', requestId: 'abc123'},
     ],
     [
       'trailing `-` in the upstream list is skipped',
       `${INGRESS_HEAD} [default-web-80] [] 10.244.0.5:8080, - 5120, - 0.004, - 200, - abc123`,
-      {...INGRESS, upstream: '10.244.0.5:8080', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.0.5:8080', requestId: 'abc123'},
     ],
     [
       'internal redirect (` : ` between upstream groups)',
       `${INGRESS_HEAD} [default-web-80] [] 10.244.0.5:8080, 10.244.0.6:8080 : 10.244.9.9:80 0, 0 : 5120 0.001, 0.002 : 0.003 502, 502 : 200 abc123`,
-      {...INGRESS, upstream: '10.244.9.9:80', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '10.244.9.9:80', requestId: 'abc123'},
     ],
     [
       'all upstream fields `-`, no $req_id',
       `${INGRESS_HEAD} [default-web-80] [] - - - -`,
-      INGRESS,
+      {...INGRESS, upstreamName: 'default-web-80'},
     ],
     [
       'IPv6 upstream without an alternative bracket',
       `${INGRESS_HEAD} [default-web-80] [fd00::1]:8080 5120 0.004 200 abc123`,
-      {...INGRESS, upstream: '[fd00::1]:8080', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '[fd00::1]:8080', requestId: 'abc123'},
     ],
     [
       'IPv6 upstream after an empty alternative',
       `${INGRESS_HEAD} [default-web-80] [] [fd00::1]:8080 5120 0.004 200 abc123`,
-      {...INGRESS, upstream: '[fd00::1]:8080', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: '[fd00::1]:8080', requestId: 'abc123'},
     ],
     [
       'unix socket upstream',
       `${INGRESS_HEAD} [default-web-80] [] unix:/tmp/app.sock 5120 0.004 200 abc123`,
-      {...INGRESS, upstream: 'unix:/tmp/app.sock', requestId: 'abc123'},
+      {...INGRESS, upstreamName: 'default-web-80', upstream: 'unix:/tmp/app.sock', requestId: 'abc123'},
     ],
     [
       'legacy the_real_ip differs from remote_addr: the real ip is the client',
       `10.1.2.3 - [203.0.113.9] - - [10/Oct/2023:13:55:36 +0000] "GET /assets/index-4f2a.js HTTP/1.1" 200 5120 "-" "${CHROME}" 512 0.004 [default-web-80] 10.244.0.5:8080 5120 0.004 200`,
-      {...INGRESS, clientIp: '203.0.113.9', upstream: '10.244.0.5:8080'},
+      {...INGRESS, upstreamName: 'default-web-80', clientIp: '203.0.113.9', upstream: '10.244.0.5:8080'},
     ],
     [
       'legacy the_real_ip IPv6',

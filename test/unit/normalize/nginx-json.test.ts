@@ -60,7 +60,7 @@ describe('parseNginxJson: a full escape=json record', () => {
       requestId: '7f3c2a9e8b1d4c6fa0e5b2c1d3e4f5a6',
       upstream: '10.0.0.2:80',
       contentType: 'application/javascript',
-      host: 'app.example.com',
+      vhost: 'app.example.com',
     })
     expect(looksLikeNginxJson(FULL)).toBe(true)
   })
@@ -132,8 +132,8 @@ describe('parseNginxJson: request fields', () => {
     ['uri and request_method, no request', {request: undefined, uri: '/c.js', request_method: 'GET'}, {path: '/c.js'}],
     ['request query and fragment stripped', {request: 'GET /a.js?v=1#x HTTP/1.1'}, {}],
     ['HTTP/0.9 request', {request: 'GET /a.js'}, {}],
-    ['absolute-form request gives the host', {request: 'GET http://cdn.example.com/a.js?v=1 HTTP/1.1'}, {host: 'cdn.example.com'}],
-    ['a host field wins over the target host', {request: 'GET http://cdn.example.com/a.js HTTP/1.1', host: 'app.example.com'}, {host: 'app.example.com'}],
+    ['absolute-form request gives the host', {request: 'GET http://cdn.example.com/a.js?v=1 HTTP/1.1'}, {vhost: 'cdn.example.com'}],
+    ['a host field wins over the target host', {request: 'GET http://cdn.example.com/a.js HTTP/1.1', host: 'app.example.com'}, {vhost: 'app.example.com'}],
     ['`-` request_uri falls back to request', {request_uri: '-'}, {}],
     ['OPTIONS *', {request: 'OPTIONS * HTTP/1.1'}, {method: 'OPTIONS', path: '*'}],
   ])('%s', (_name, fields, expected) => {
@@ -217,13 +217,15 @@ describe('parseNginxJson: optional fields', () => {
     ['content type', {sent_http_content_type: 'text/html', content_type: 'x/y'}, {contentType: 'text/html'}],
     ['content_type', {content_type: 'text/css', upstream_http_content_type: 'x/y'}, {contentType: 'text/css'}],
     ['upstream_http_content_type', {upstream_http_content_type: 'application/javascript'}, {contentType: 'application/javascript'}],
-    ['host', {host: 'a.example.com', http_host: 'b.example.com:8080'}, {host: 'a.example.com'}],
-    ['http_host', {http_host: 'b.example.com:8080', server_name: 'c'}, {host: 'b.example.com:8080'}],
-    ['server_name', {server_name: 'c.example.com'}, {host: 'c.example.com'}],
+    ['host', {host: 'a.example.com', http_host: 'b.example.com:8080'}, {vhost: 'a.example.com'}],
+    ['http_host', {http_host: 'b.example.com:8080', server_name: 'c'}, {vhost: 'b.example.com:8080'}],
+    ['server_name', {server_name: 'c.example.com'}, {vhost: 'c.example.com'}],
     ['version', {version: '1.4.2', app_version: '0.0.1'}, {version: '1.4.2'}],
     ['app_version', {app_version: 'abc123'}, {version: 'abc123'}],
     ['numeric version', {version: 42}, {version: '42'}],
     ['service', {service: 'web'}, {service: 'web'}],
+    ['ingress upstream name (the app)', {proxy_upstream_name: 'default-webapp-80'}, {upstreamName: 'default-webapp-80'}],
+    ['ingress upstream name `-`', {proxy_upstream_name: '-'}, {}],
     ['non-string optional values are ignored', {http_referer: {a: 1}, http_user_agent: ['x'], service: true, request_id: null}, {}],
   ])('%s', (_name, fields, expected) => {
     expect(parsed(withFields(fields))).toStrictEqual({...MIN_EVENT, ...expected})

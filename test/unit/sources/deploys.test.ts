@@ -157,16 +157,19 @@ describe('parseDeploys: datadog-events-v2', () => {
         start: ms('2024-06-01T12:00:05Z'),
         end: ms('2024-06-01T12:01:05Z'),
         service: 'storefront',
+        deployment: 'web',
+        namespace: 'shop',
         version: 'web-7f6d5c4b3',
         fromVersion: 'web-5d8f7c9b4',
-        source: 'events',
+        source: 'kubernetes',
         description: 'Deployment shop/web: web-5d8f7c9b4 -> web-7f6d5c4b3',
       },
       {
         start: ms('2024-06-01T12:10:00Z'),
         service: 'checkout',
         version: '2.3.1',
-        source: 'events',
+        source: 'marker',
+        key: 'kubernetes_apiserver:3c1f6e2a',
         description: 'Deployed checkout 2.3.1',
       },
     ])
@@ -220,7 +223,7 @@ describe('parseDeploys: datadog-events-v2', () => {
     ]
     const result = parseDeploys(lines.map((line) => JSON.stringify(line)).join('\n'), 'events.ndjson')
     expect(result.format).toBe('datadog-events-v2')
-    expect(result.deploys).toEqual([{start: ms('2024-06-01T08:00:00Z'), version: 'v9', description: 'Release', source: 'events'}])
+    expect(result.deploys).toEqual([{start: ms('2024-06-01T08:00:00Z'), version: 'v9', description: 'Release', source: 'marker'}])
     expect(result.rejected).toEqual([
       {index: 1, reason: 'missing-time'},
       {index: 2, reason: 'bad-time'},
@@ -294,9 +297,11 @@ describe('parseDeploys: kubectl-events', () => {
         start: ms('2024-06-01T12:00:00Z'),
         end: ms('2024-06-01T12:00:50Z'),
         service: 'web',
+        deployment: 'web',
+        namespace: 'shop',
         version: 'web-7f6d5c4b3',
         fromVersion: 'web-5d8f7c9b4',
-        source: 'events',
+        source: 'kubernetes',
         description: 'Deployment shop/web: web-5d8f7c9b4 -> web-7f6d5c4b3',
       },
     ])

@@ -14,7 +14,7 @@ describe('event codec', () => {
   // Strings a log can hold: empty, non-ASCII, Latin-1 only, astral, lone surrogates, NUL.
   const STRINGS = ['', 'GET', '/_build/app.js', 'ünïcödé', 'é', 'ÿ', '日本語', '😀', '\ud800', 'x\udfffy', '\u0000nul',
     'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36']
-  const FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'version', 'contentType', 'service', 'host', 'id'] as const
+  const FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'version', 'contentType', 'service', 'host', 'id', 'upstreamName', 'vhost', 'app'] as const
   let seed = 11
   const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
   const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)] as T
