@@ -6,7 +6,7 @@ import {DEFAULT_OPTIONS, type AnalysisOptions} from '../../src/analysis/options'
 import {analyze} from '../../src/app/analyze'
 import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
-import {type Capture, type Format, renderDeployEvents, renderLog, stretchOf} from './capture'
+import {type Capture, type Format, renderDeployEvents, renderLog, type Stretch, stretchOf} from './capture'
 import {type CaptureScore, scoreCapture} from './score'
 
 export interface CaseSpec {
@@ -34,6 +34,12 @@ export function optionsFor(over: Partial<AnalysisOptions> = {}): AnalysisOptions
 }
 
 export async function runCase(c: Capture, spec: CaseSpec, analysis: AnalysisOptions = optionsFor()): Promise<CaseResult> {
+  const {report, failures, stretch} = await analyzeCase(c, spec, analysis)
+  return {report, failures, score: scoreCapture(c, stretch, report, failures)}
+}
+
+/** analyze on the capture rendered as `spec` says; the stretch, to score it with. */
+export async function analyzeCase(c: Capture, spec: CaseSpec, analysis: AnalysisOptions = optionsFor()): Promise<{report: AnalysisReport; failures: FailureRecord[]; stretch: Stretch}> {
   const s = stretchOf(c, spec.stretch)
   const dir = mkdtempSync(join(tmpdir(), 'skewscan-capture-'))
   try {
@@ -49,7 +55,7 @@ export async function runCase(c: Capture, spec: CaseSpec, analysis: AnalysisOpti
       inputs: [log], normalize: DEFAULT_NORMALIZE, analysis, reorderWindowMs: 60_000, parallel: false,
       onFailure: (f) => failures.push(f), ...(deploysFile ? {deploysFile} : {}),
     })
-    return {report, failures, score: scoreCapture(c, s, report, failures)}
+    return {report, failures, stretch: s}
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }

@@ -5,7 +5,7 @@
  * (stretched) after the deploy's last old pod exited counts as either cause.
  */
 import type {AnalysisReport, FailureRecord} from '../../src/model/report'
-import type {Capture, Stretch, TruthFailure} from './capture'
+import type {Capture, Stretch, Truth, TruthFailure} from './capture'
 
 export interface DeployScore {
   truthId: number
@@ -55,8 +55,15 @@ function join(failures: readonly FailureRecord[], truth: readonly TruthFailure[]
   return out
 }
 
-export function scoreCapture(c: Capture, s: Stretch, report: AnalysisReport, failures: readonly FailureRecord[]): CaptureScore {
-  const truth = c.truth
+/**
+ * `app`: score one app of a report (a capture composed of several), against `truth`; by default the
+ * whole report against the capture's truth.
+ */
+export function scoreCapture(c: Capture, s: Stretch, whole: AnalysisReport, allFailures: readonly FailureRecord[], only?: {app: string; truth: Truth}): CaptureScore {
+  const truth = only?.truth ?? c.truth
+  const mine = <T extends {app: string | null}>(x: readonly T[]): T[] => (only ? x.filter((y) => y.app === only.app) : [...x])
+  const report = {...whole, affectedUsers: mine(whole.affectedUsers), deploys: mine(whole.deploys), incidents: mine(whole.incidents)}
+  const failures = mine(allFailures)
   const problems: string[] = []
   const tolerance = 1000 * s.factor
   const end = new Map(truth.deploys.map((d) => [d.id, s.ms(Date.parse(d.end))]))

@@ -14,14 +14,14 @@ const pct = (x: number): string => `${Math.round(x * 1000) / 10}%`
 export function deployRows(group: string, r: AnalysisReport, include: (start: number) => boolean = () => true): CompareDeploy[] {
   return r.deploys.filter((d) => include(Date.parse(d.start))).map((d) => {
     const mine = r.incidents.filter((i) => i.deployId === d.id)
-    const rollouts = mine.filter((i) => i.cause === 'rollout')
-    const broken = rollouts.reduce((n, i) => n + i.affectedPageLoads, 0)
-    const from = r.builds.find((b) => b.id === d.fromBuild)
+    // Crashed page loads of the race; a stale tab's page had loaded long before (its lazy chunk broke).
+    const broken = mine.filter((i) => i.cause === 'rollout').reduce((n, i) => n + i.brokenPageLoads, 0)
+    const from = r.builds.find((b) => b.id === d.fromBuild && b.app === d.app)
     return {
       group, id: d.id, start: d.start, fromBuild: d.fromBuild, toBuild: d.toBuild, pods: from?.pods ?? null,
       pageLoads: d.pageLoads, brokenPageLoads: broken, brokenShare: share(broken, d.pageLoads),
       staleBrokenPageLoads: mine.filter((i) => i.cause === 'stale-client').reduce((n, i) => n + i.affectedPageLoads, 0),
-      affectedUsers: d.affectedUsers, windowSeconds: Math.max(0, ...rollouts.map((i) => i.windowSeconds)),
+      affectedUsers: d.affectedUsers, windowSeconds: d.rolloutWindow?.seconds ?? 0,
     }
   })
 }

@@ -9,7 +9,7 @@ import {EXIT} from '../cli/exit-codes'
 import {outputFlags} from '../cli/output-flags'
 import {analyzeSettings} from '../config/analyze-options'
 import {liveRequest, wantsDatadog} from '../config/datadog'
-import {failedRules} from '../config/fail-on'
+import {failedRules, measure} from '../config/fail-on'
 import {outputSettings} from '../config/output-options'
 import {ConfigError} from '../config/parse'
 import type {AnalysisReport, FailureRecord} from '../model/report'
@@ -67,13 +67,14 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
       const {deliver} = require('../app/deliver') as typeof import('../app/deliver')
       const {headline} = require('../report/table') as typeof import('../report/table')
       /* eslint-enable @typescript-eslint/no-require-imports */
-      const out = await deliver(report, plan, {failures, generatedAt: new Date(), version: this.config.version, topSessions: flags.top})
+      const width = plan.output || plan.outDir || !process.stdout.isTTY ? undefined : process.stdout.columns
+      const out = await deliver(report, plan, {failures, generatedAt: new Date(), version: this.config.version, topSessions: flags.top, ...(width ? {width} : {})})
       this.print(out.stdout)
       if (out.written.length > 0) this.notice(`${headline(report)} Wrote ${out.written.join(', ')}`)
     }
     const broken = failedRules(report, failOn)
     if (broken.length > 0) {
-      this.notice(`--fail-on: ${broken.map((r) => r.text).join(', ')}`)
+      this.notice(`--fail-on: ${broken.map((r) => `${r.text} (measured ${measure(report, r)})`).join(', ')}`)
       this.setExitCode(EXIT.FINDINGS)
     }
     return report

@@ -5,10 +5,12 @@ import {ConfigError} from './parse'
 const MEASURES = {
   'affected-users': (r: AnalysisReport) => r.totals.affectedUsers,
   'broken-page-loads': (r: AnalysisReport) => r.totals.brokenPageLoads,
+  'affected-page-loads': (r: AnalysisReport) => r.totals.affectedPageLoads,
   'failed-requests': (r: AnalysisReport) => r.totals.failedRequests,
+  'stale-failures': (r: AnalysisReport) => r.totals.byCause['stale-client'],
   incidents: (r: AnalysisReport) => r.incidents.length,
   'broken-share': (r: AnalysisReport) => Math.max(0, ...r.incidents.map((i) => i.brokenShare)),
-  'window-seconds': (r: AnalysisReport) => Math.max(0, ...r.incidents.filter((i) => i.cause === 'rollout').map((i) => i.windowSeconds)),
+  'window-seconds': (r: AnalysisReport) => Math.max(0, ...r.deploys.map((d) => d.rolloutWindow?.seconds ?? 0)),
 } as const
 
 type Measure = keyof typeof MEASURES
@@ -37,4 +39,9 @@ export function parseFailOn(spec: string): FailRule[] {
 /** The rules the report breaks, for the exit code and the message. */
 export function failedRules(r: AnalysisReport, rules: readonly FailRule[]): FailRule[] {
   return rules.filter((rule) => OPS[rule.op](MEASURES[rule.measure](r), rule.value))
+}
+
+/** The value a rule compared (for the message that names it). */
+export function measure(r: AnalysisReport, rule: FailRule): number {
+  return MEASURES[rule.measure](r)
 }

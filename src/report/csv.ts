@@ -1,7 +1,8 @@
 import type {FailureRecord} from '../model/report'
 
 const COLUMNS: [string, (f: FailureRecord) => string | number | null | undefined][] = [
-  ['time', (f) => f.time], ['incident', (f) => f.incidentId], ['reason', (f) => f.reason], ['direction', (f) => f.direction],
+  ['time', (f) => f.time], ['app', (f) => f.app], ['cause', (f) => f.cause], ['deploy', (f) => f.deployId], ['incident', (f) => f.incidentId],
+  ['reason', (f) => f.reason], ['direction', (f) => f.direction], ['asset', (f) => f.asset], ['phase', (f) => f.phase],
   ['method', (f) => f.method], ['path', (f) => f.path], ['status', (f) => f.status], ['bytes', (f) => f.bytes],
   ['client_ip', (f) => f.clientIp], ['user_agent', (f) => f.userAgent], ['session', (f) => f.session], ['service', (f) => f.service],
   ['page_load', (f) => f.pageLoad.id], ['page_time', (f) => f.pageLoad.time], ['page_path', (f) => f.pageLoad.path],

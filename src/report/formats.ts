@@ -12,12 +12,14 @@ export interface RenderContext {
   generatedAt: Date
   version: string
   topSessions: number
+  /** The terminal's width, for the table (undefined when stdout is no terminal). */
+  width?: number
 }
 
 /** The report in one format, as a string (renderers never print). */
 export function render(format: Format, r: AnalysisReport, ctx: RenderContext): string {
   switch (format) {
-    case 'table': return renderTable(r, {topSessions: ctx.topSessions})
+    case 'table': return renderTable(r, {topSessions: ctx.topSessions, ...(ctx.width ? {width: ctx.width} : {})})
     case 'json': return `${JSON.stringify(r, null, 2)}\n`
     case 'ndjson': return ctx.failures.map((f) => `${JSON.stringify(f)}\n`).join('')
     case 'csv': return renderCsv(ctx.failures)

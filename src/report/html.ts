@@ -1,5 +1,5 @@
 import type {AnalysisReport, DeployReport, IncidentReport, ReportDetails} from '../model/report'
-import {duration, headline, shortTime} from './table'
+import {appLabel, duration, headline, pct, shortTime} from './table'
 
 export interface HtmlOptions {
   /** When the report was made (passed in: renderers do not read the clock). */
@@ -13,7 +13,6 @@ export function esc(s: string | number | null | undefined): string {
 }
 
 const t = (iso: string): number => Date.parse(iso)
-const pct = (share: number): string => `${Math.round(share * 1000) / 10}%`
 const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16)
 
 type Bucket = ReportDetails['timeline'][number]['buckets'][number]
@@ -60,7 +59,7 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
   const failH = 60
   const incTop = 212
   const buildTop = 236
-  const H = buildTop + r.builds.length * 14 + 30
+  const H = buildTop + r.builds.filter((b) => b.app === series.app).length * 14 + 30
   const parts: string[] = [`<svg class="timeline" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="timeline of ${esc(series.app ?? 'all traffic')}" xmlns="http://www.w3.org/2000/svg">`]
   for (const d of deploys) {
     const x0 = x(t(d.start))
@@ -84,10 +83,10 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
     parts.push(`<rect class="incident-mark ${esc(i.cause)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.cause}: ${i.affectedUsers} users, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
       `<text class="axis" x="${(x0 + 2).toFixed(1)}" y="${incTop + 20}">${esc(i.id)}</text>`)
   }
-  r.builds.forEach((b, n) => {
+  r.builds.filter((b) => b.app === series.app).forEach((b, n) => {
     const y = buildTop + 14 + n * 14
     const x0 = x(t(b.firstSeen))
-    parts.push(`<line class="build" x1="${x0.toFixed(1)}" x2="${Math.max(x0 + 2, x(t(b.lastSeen))).toFixed(1)}" y1="${y}" y2="${y}"><title>${esc(`${b.id}: shell ${b.shellBytes} bytes, ${shortTime(b.firstSeen)} → ${shortTime(b.lastSeen)}`)}</title></line>`,
+    parts.push(`<line class="build" x1="${x0.toFixed(1)}" x2="${Math.max(x0 + 2, x(t(b.lastServed))).toFixed(1)}" y1="${y}" y2="${y}"><title>${esc(`${b.id}: shell ${b.shellBytes} bytes, served ${shortTime(b.firstSeen)} → ${shortTime(b.lastServed)}`)}</title></line>`,
       `<text class="axis" x="4" y="${y + 4}">${esc(b.id)}</text>`)
   })
   const step = niceStep(to - from)
@@ -103,16 +102,19 @@ function table(head: string[], rows: (string | number)[][], cls = ''): string {
     rows.map((r) => `<tr>${r.map((c) => `<td>${typeof c === 'number' ? c : c}</td>`).join('')}</tr>`).join('') + '</tbody></table>'
 }
 
-function deployRows(deploys: DeployReport[]): (string | number)[][] {
-  return deploys.map((d) => [esc(d.id), esc(d.sources.join('+')), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
-    esc(`${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`), d.affectedUsers, `${d.affectedPageLoads} / ${d.pageLoads}`,
-    d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(d.incidentIds.join(' ') || '-')])
+function deployRows(r: AnalysisReport): (string | number)[][] {
+  const apps = r.apps.length > 1
+  return r.deploys.map((d) => [esc(d.id), ...(apps ? [esc(appLabel(d.app))] : []), esc(d.sources.join('+')), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
+    esc(`${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`), esc(d.rolloutWindow ? duration(d.rolloutWindow.seconds) : '-'), d.affectedUsers,
+    `${d.byOutcome.crashed} / ${d.pageLoads}`, d.byCause['stale-client'], d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(d.incidentIds.join(' ') || '-')])
 }
 
-function incidentRows(incidents: IncidentReport[]): (string | number)[][] {
-  return incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.cause)}">${esc(i.cause)}</span>`, esc(i.deployId ?? '-'),
-    esc(`${shortTime(i.start)} → ${shortTime(i.end)}`), esc(duration(i.windowSeconds)), i.affectedUsers, `${i.affectedPageLoads} / ${i.pageLoads}`,
-    esc(pct(i.brokenShare)), i.failedRequests, `${i.byDirection.oldPageNewPod} / ${i.byDirection.newPageOldPod} / ${i.byDirection.unknown}`,
+function incidentRows(r: AnalysisReport): (string | number)[][] {
+  const apps = r.apps.length > 1
+  return r.incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.cause)}">${esc(i.cause)}</span>`, esc(i.deployId ?? '-'),
+    ...(apps ? [esc(appLabel(i.app))] : []), esc(`${shortTime(i.start)} → ${shortTime(i.end)}`), esc(duration(i.windowSeconds)), i.affectedUsers,
+    `${i.byOutcome.crashed} / ${i.pageLoads}`, esc(pct(i.brokenShare)), i.byOutcome.lazyChunkFailed, i.byOutcome.unstyled, i.failedRequests,
+    `${i.byDirection.oldPageNewPod} / ${i.byDirection.newPageOldPod} / ${i.byDirection.unknown}`,
     `${i.byReason.fallback} / ${i.byReason.missing} / ${i.byReason.contentType}`])
 }
 
@@ -140,22 +142,26 @@ function incidentSessions(inc: IncidentReport, details: ReportDetails | undefine
     const first = list[0] as BrokenPageLoad
     const failed = list.reduce((n, p) => n + p.requests.filter((q) => q.reason).length, 0)
     // The first session is open, so the page shows a waterfall without a click.
-    return `<details class="session"${n === 0 ? ' open' : ''}><summary><code>${esc(first.clientIp)}</code> ${esc(first.userAgent)} — ${list.length} broken page load${list.length === 1 ? '' : 's'}, ${failed} failed request${failed === 1 ? '' : 's'}</summary>` +
-      list.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}</p>${waterfall(p)}`).join('') + '</details>'
+    return `<details class="session"${n === 0 ? ' open' : ''}><summary><code>${esc(first.clientIp)}</code> ${esc(first.userAgent)} — ${list.length} affected page load${list.length === 1 ? '' : 's'}, ${failed} failed request${failed === 1 ? '' : 's'}</summary>` +
+      list.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}, ${esc(OUTCOME_WORDS[p.outcome])}</p>${waterfall(p)}`).join('') + '</details>'
   })
   return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.cause)}">${esc(inc.cause)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${inc.affectedUsers} users</h3>` +
     (items.length > 0 ? items.join('\n') : '<p class="muted">Run with --format html to keep the page loads of affected sessions.</p>') + '</section>'
 }
 
+const OUTCOME_WORDS: Record<BrokenPageLoad['outcome'], string> = {crashed: 'crashed', lazyChunkFailed: 'a lazy chunk failed later', unstyled: 'unstyled', degraded: 'an image or font failed'}
+
 const LEGEND = [
-  ['Shell', 'the app\'s index.html: the homepage and every route the app answers with it. Its byte length fingerprints a build.'],
+  ['App', 'the site one set of pods serves: the ingress upstream (namespace-service-port) when logged, else the virtual host, else the log\'s service. Builds, deploys and incidents are per app.'],
+  ['Shell', 'the app\'s index.html: the homepage and every route the app answers with it. Its byte length fingerprints a build; a length seen once is no build.'],
   ['Fallback hit', 'an asset request (a .js or .css file) answered 200 with a shell: the pod did not have the file and served its index.html instead. The browser fails with “Unexpected token \'<\'” or a strict MIME type error.'],
   ['Missing asset', 'an asset request answered 404/410, on hosts that do not fall back to the shell.'],
+  ['Crashed', 'a page load whose script or module failed while it loaded. Lazy chunk: a script failed later, the route the user opened broke. Unstyled: only a stylesheet failed.'],
   ['Forward skew', 'an old page (shell of the older build) asked a pod of the newer build for its assets.'],
   ['Backward skew', 'a new page asked a pod still running the older build.'],
-  ['Rollout', 'failures inside a deploy window (with margin): the race while old and new pods serve side by side.'],
-  ['Stale client', 'failures after the deploy ended, from tabs of a build no longer served loading lazy chunks.'],
-  ['Orphan hit', 'an old asset URL requested with no page load behind it (crawlers, scanners): not counted as a user.'],
+  ['Rollout', 'a failure while the page\'s build was still being served, beside another build: the race of a rolling deploy.'],
+  ['Stale client', 'a failure after the page\'s build stopped being served: an old tab loading a chunk that is gone. It belongs to the deploy that retired the build.'],
+  ['Not people', 'crawlers and bots (by user agent), skewscan\'s probe, and scanners asking for asset paths no build ever served: counted apart, never users.'],
 ]
 
 const STYLE = `
@@ -179,7 +185,7 @@ tr.failed .bar{background:#d2452f} dl.legend dt{font-weight:600;margin-top:6px} 
 
 /** One self-contained page: no scripts, no external fetches; a CSP forbids both in case anything slipped through. */
 export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
-  const ok = r.incidents.length === 0
+  const ok = r.totals.failedRequests === 0
   const details = r.details
   const timelines = (details?.timeline ?? []).map((s) =>
     `<h3>${esc(s.app ?? 'all traffic')}</h3>${timelineSvg(r, s, details?.bucketSeconds ?? 10)}`).join('\n')
@@ -192,19 +198,19 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     '<p class="muted">Grey: requests per interval. Red: failed asset requests. Blue bands: deploy windows. Marks below: incidents (red rollout, orange stale clients). Green lines: when each build\'s shell was served.</p>',
     timelines || '<p class="muted">No traffic.</p>',
     '<h2>Deploys</h2>',
-    r.deploys.length > 0 ? table(['Deploy', 'Source', 'Window (UTC)', 'Length', 'Builds', 'Users', 'Broken / page loads', 'Forward', 'Backward', 'Incidents'], deployRows(r.deploys)) : '<p class="muted">No deploys seen.</p>',
+    r.deploys.length > 0 ? table(['Deploy', ...(r.apps.length > 1 ? ['App'] : []), 'Source', 'Window (UTC)', 'Length', 'Builds', 'Rollout race', 'Users', 'Crashed / page loads', 'Stale-tab failures', 'Forward', 'Backward', 'Incidents'], deployRows(r)) : '<p class="muted">No deploys seen.</p>',
     '<h2>Incidents</h2>',
-    r.incidents.length > 0 ? table(['Incident', 'Kind', 'Deploy', 'Window (UTC)', 'Length', 'Users', 'Broken / page loads', 'Share', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r.incidents)) : '<p class="muted">No incidents.</p>',
+    r.incidents.length > 0 ? table(['Incident', 'Cause', 'Deploy', ...(r.apps.length > 1 ? ['App'] : []), 'Window (UTC)', 'Length', 'Users', 'Crashed / page loads', 'Share', 'Lazy chunk', 'Unstyled', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r)) : '<p class="muted">No incidents.</p>',
     ...r.incidents.map((inc) => incidentSessions(inc, details)),
     '<h2>Builds</h2>',
-    table(['Build', 'Shell bytes', 'First seen', 'Last seen', 'Shell requests', 'Version'], r.builds.map((b) => [esc(b.id), b.shellBytes, esc(shortTime(b.firstSeen)), esc(shortTime(b.lastSeen)), b.shellRequests, esc(b.version ?? '-')])),
+    table(['Build', ...(r.apps.length > 1 ? ['App'] : []), 'Shell bytes', 'First seen', 'Last served', 'Shell requests', 'Version'], r.builds.map((b) => [esc(b.id), ...(r.apps.length > 1 ? [esc(appLabel(b.app))] : []), b.shellBytes, esc(shortTime(b.firstSeen)), esc(shortTime(b.lastServed)), b.shellRequests, esc(b.version ?? '-')])),
     '<h2>Input</h2>',
     table(['Source', 'Format', 'Records', 'Skipped'], i.sources.map((s) => [esc(s.file), esc(s.format), s.records, s.skipped])),
     Object.keys(i.skipped.byReason).length > 0
       ? table(['Skipped because', 'Records', 'First at'], Object.entries(i.skipped.byReason).map(([reason, n]) => [esc(reason), n,
         esc(i.skipped.examples.filter((e) => e.reason === reason).map((e) => `${e.file}:${e.line}`).join(', '))]))
       : '',
-    `<p>Orphan hits: ${r.orphans.requests} requests from ${r.orphans.clients} clients (old asset URLs with no page load behind them; not users).</p>`,
+    `<p>Not people, never counted as users: crawlers ${r.nonUser.crawlers.requests} requests from ${r.nonUser.crawlers.clients} clients (${r.nonUser.crawlers.failedRequests} got a shell or 404); skewscan's probe ${r.nonUser.probe.requests} requests; scanners ${r.nonUser.scanners.requests} probes of paths no build served, from ${r.nonUser.scanners.clients} clients; source maps answered with a shell ${r.nonUser.sourceMaps.failedRequests}. Orphans (people's failed asset requests with no page load behind them): ${r.orphans.requests} from ${r.orphans.clients} clients.</p>`,
     '<h2>Terms</h2>',
     `<dl class="legend">${LEGEND.map(([term, text]) => `<dt>${esc(term)}</dt><dd>${esc(text)}</dd>`).join('')}</dl>`,
   ]

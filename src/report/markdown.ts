@@ -1,5 +1,5 @@
 import type {AnalysisReport} from '../model/report'
-import {duration, headline, shortTime} from './table'
+import {appLabel, duration, headline, pct, plural, shortTime} from './table'
 
 /** Log-derived text in a Markdown table cell: no pipes, no HTML, no links, no line breaks. */
 export function mdCell(s: string): string {
@@ -7,31 +7,32 @@ export function mdCell(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/([\\|`*_[\]<>#!])/g, '\\$1')
 }
 
-const pct = (share: number): string => `${Math.round(share * 1000) / 10}%`
 
 /** For tickets and chat: the one-sentence answer and the per-deploy table (plus incidents). */
 export function renderMarkdown(r: AnalysisReport): string {
   const out = ['## skewscan: stale-bundle failures', '', mdCell(headline(r)), '']
+  const apps = r.apps.length > 1
   if (r.deploys.length > 0) {
-    out.push('| Deploy | Window (UTC) | Length | Builds | Users | Broken page loads | Forward | Backward | Incidents |',
-      '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |')
+    out.push(`| Deploy |${apps ? ' App |' : ''} Window (UTC) | Builds | Rollout race | Users hit | Crashed page loads | Stale-tab failures | Incidents |`,
+      `| --- |${apps ? ' --- |' : ''} --- | --- | --- | ---: | ---: | ---: | --- |`)
     for (const d of r.deploys) {
-      out.push(`| ${d.id} (${d.sources.join('+')}) | ${shortTime(d.start)} → ${shortTime(d.end)} | ${duration(d.windowSeconds)} | ${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'} | ` +
-        `${d.affectedUsers} | ${d.affectedPageLoads} of ${d.pageLoads} | ${d.byDirection.oldPageNewPod} | ${d.byDirection.newPageOldPod} | ${d.incidentIds.join(', ') || '-'} |`)
+      out.push(`| ${d.id} (${d.sources.join('+')}) |${apps ? ` ${mdCell(appLabel(d.app))} |` : ''} ${shortTime(d.start)} → ${shortTime(d.end)} (${duration(d.windowSeconds)}) | ${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'} | ` +
+        `${d.rolloutWindow ? duration(d.rolloutWindow.seconds) : '-'} | ${d.affectedUsers} | ${d.byOutcome.crashed} of ${d.pageLoads} | ${d.byCause['stale-client']} | ${d.incidentIds.join(', ') || '-'} |`)
     }
     out.push('')
   }
   if (r.incidents.length > 0) {
-    out.push('| Incident | Kind | Deploy | Window (UTC) | Length | Users | Broken share | Failed requests |',
-      '| --- | --- | --- | --- | --- | ---: | ---: | ---: |')
+    out.push(`| Incident | Cause | Deploy |${apps ? ' App |' : ''} Window (UTC) | Users | Crashed (share of page loads) | Lazy chunk | Unstyled | Failed requests |`,
+      `| --- | --- | --- |${apps ? ' --- |' : ''} --- | ---: | ---: | ---: | ---: | ---: |`)
     for (const i of r.incidents) {
-      out.push(`| ${i.id} | ${i.cause} | ${i.deployId ?? '-'} | ${shortTime(i.start)} → ${shortTime(i.end)} | ${duration(i.windowSeconds)} | ` +
-        `${i.affectedUsers} | ${pct(i.brokenShare)} (${i.affectedPageLoads} of ${i.pageLoads}) | ${i.failedRequests} |`)
+      out.push(`| ${i.id} | ${i.cause} | ${i.deployId ?? '-'} |${apps ? ` ${mdCell(appLabel(i.app))} |` : ''} ${shortTime(i.start)} → ${shortTime(i.end)} (${duration(i.windowSeconds)}) | ` +
+        `${i.affectedUsers} | ${i.byOutcome.crashed} of ${i.pageLoads} (${pct(i.brokenShare)}) | ${i.byOutcome.lazyChunkFailed} | ${i.byOutcome.unstyled} | ${i.failedRequests} |`)
     }
     out.push('')
   }
   const i = r.input
-  out.push(`_${i.records} records read (${i.skipped.total} skipped)${i.first && i.last ? `, ${shortTime(i.first)} → ${shortTime(i.last)}` : ''}; ` +
-    `${r.orphans.requests} orphan hits from ${r.orphans.clients} clients (crawlers, scanners) not counted as users._`, '')
+  const n = r.nonUser
+  out.push(`_${plural(i.records, 'record')} read (${i.skipped.total} skipped)${i.first && i.last ? `, ${shortTime(i.first)} → ${shortTime(i.last)}` : ''}; ` +
+    `not people, not counted: crawlers ${n.crawlers.requests} requests, probe ${n.probe.requests}, scanners ${n.scanners.requests}._`, '')
   return out.join('\n')
 }

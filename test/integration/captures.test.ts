@@ -1,0 +1,87 @@
+/**
+ * The real captures (fixtures/captures: a real nginx in front of SPA pods during rolling deploys,
+ * with the browsers' own truth, joined on nginx's $request_id): analyze must name the same people,
+ * the same race windows and the same stale tabs as the truth, in every format nginx and Datadog
+ * write, in either order, at the recorded speed and stretched to real deploy lengths (×10, ×60),
+ * with deploys inferred from the logs and with the captured Datadog deploy events. Two captures
+ * merged as two apps behind one ingress must each keep their own answer.
+ */
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {type Capture, CAPTURES, FORMATS, loadCapture} from '../../scripts/captures/capture'
+import {composeCaptures, SECOND_APP} from '../../scripts/captures/compose'
+import {analyzeCase, type CaseSpec, runCase} from '../../scripts/captures/run'
+import {scoreCapture} from '../../scripts/captures/score'
+import {ROOT} from '../helpers/cli'
+
+const captures = new Map<string, Capture>(CAPTURES.map((name) => [name, loadCapture(ROOT, name)]))
+const capture = (name: string): Capture => captures.get(name) as Capture
+
+const SPECS: CaseSpec[] = FORMATS.flatMap((format) => [1, 10, 60].flatMap((stretch) =>
+  (['oldest-first', 'newest-first'] as const).flatMap((order) => (['inferred', 'events'] as const).map((deploys) => ({format, order, stretch, deploys})))))
+const label = (s: CaseSpec): string => `${s.format}, ${s.order}, x${s.stretch}, deploys ${s.deploys}`
+
+describe.each([...CAPTURES])('capture %s', (name) => {
+  it.each(SPECS.map((s) => [label(s), s] as const))('%s: users, race windows and stale tabs as the truth has them', async (_label, spec) => {
+    const {score, report} = await runCase(capture(name), spec)
+    expect(score.problems).toEqual([])
+    expect(score.users.recall).toBeGreaterThanOrEqual(0.98)
+    expect(score.users.precision).toBeGreaterThanOrEqual(0.98)
+    // Every record read, none skipped; one app, named by the ingress upstream where the format logs it.
+    expect(report.input.skipped.total).toBe(0)
+    expect(report.apps.map((a) => a.name)).toEqual([spec.format === 'combined' ? null : 'default-webapp-80'])
+    // One deploy per rollout (markers and Kubernetes events fused), none left unmatched.
+    expect(report.deploys).toHaveLength(capture(name).truth.deploys.length)
+    expect(report.unmatchedDeploys).toEqual([])
+    if (spec.deploys === 'events') for (const d of report.deploys) expect(d.sources).toEqual(['marker', 'kubernetes'])
+  })
+
+  it('gives the same answer whichever order the log is in, and a report valid against the schema', async () => {
+    const ajv = new Ajv({allErrors: true, strict: false})
+    addFormats(ajv)
+    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    for (const format of FORMATS) {
+      const [oldest, newest] = await Promise.all((['oldest-first', 'newest-first'] as const).map((order) => analyzeCase(capture(name), {format, order, stretch: 10, deploys: 'events'})))
+      const {input: _a, ...a} = oldest?.report ?? {}
+      const {input: _b, ...b} = newest?.report ?? {}
+      expect(b).toEqual(a)
+      expect(validate(oldest?.report) || validate.errors).toBe(true)
+    }
+  })
+})
+
+describe('the crawler, the scanner and the stale tabs of a real capture (rr-3)', () => {
+  it('counts Googlebot\'s old asset URL and the scanner\'s SPA fallback apart, and the stale tabs as their own incident', async () => {
+    const {report, failures} = await runCase(capture('rr-3'), {format: 'nginx-json', order: 'oldest-first', stretch: 1, deploys: 'events'})
+    const decoys = capture('rr-3').truth.noise.decoys
+    expect(decoys.length).toBeGreaterThan(0)
+    // No decoy is a failure of a person.
+    for (const d of decoys) expect(failures.find((f) => f.requestId === d.request_id)).toBeUndefined()
+    expect(report.nonUser.crawlers.failedRequests).toBeGreaterThanOrEqual(1)
+    expect(report.nonUser.scanners.requests).toBeGreaterThanOrEqual(1)
+    expect(report.incidents.map((i) => [i.cause, i.deployId])).toEqual([['rollout', 'D1'], ['stale-client', 'D1']])
+    // The truth's 11 broken (crashed) page loads, 16 people.
+    expect(report.totals).toMatchObject({brokenPageLoads: 11, affectedUsers: 16, failedRequests: 33})
+  })
+})
+
+describe('two apps behind one ingress, composed of two captures (the second on another host, upstream and pods, a minute later)', () => {
+  const PAIRS = [['rr-3', 'two-deploys'], ['lazy-stale', 'mode-404'], ['sticky', 'keep-old-assets']] as const
+  const APP_FORMATS = FORMATS.filter((f) => f !== 'combined')
+  it.each(PAIRS.flatMap(([a, b]) => APP_FORMATS.flatMap((format) => [1, 10, 60].flatMap((stretch) => (['inferred', 'events'] as const).map((deploys) => [a, b, format, stretch, deploys] as const)))))(
+    '%s + %s, %s, x%s, deploys %s: each app keeps its own builds, deploys and answer', async (a, b, format, stretch, deploys) => {
+      const {capture: both, truths} = composeCaptures(capture(a), capture(b), {offsetMs: 60_000, lengthShift: 1000})
+      const r = await analyzeCase(both, {format, order: 'oldest-first', stretch, deploys})
+      expect(r.report.apps.map((x) => [x.name, x.builds, x.deploys])).toEqual([
+        [SECOND_APP.upstream, Object.keys(truths[1]?.builds ?? {}).length, truths[1]?.deploys.length],
+        ['default-webapp-80', Object.keys(truths[0]?.builds ?? {}).length, truths[0]?.deploys.length],
+      ])
+      expect(r.report.unmatchedDeploys).toEqual([])
+      for (const [app, truth] of [['default-webapp-80', truths[0]], [SECOND_APP.upstream, truths[1]]] as const) {
+        const score = scoreCapture(both, r.stretch, r.report, r.failures, {app, truth: truth as Capture['truth']})
+        expect(score.problems).toEqual([])
+      }
+    })
+})
