@@ -52,7 +52,8 @@ export const SCENARIO: readonly Ev[] = [
   ev(7, 45, '192.0.2.55', UA_SAFARI, '/', 200, SHELL_A, '10.244.1.4:8080'),
   ev(8, 46, '192.0.2.55', UA_SAFARI, '/_build/A_main.js', 200, SHELL_B, '10.244.2.9:8080', PAGE),
   ev(9, 50, '198.51.100.7', UA_FIREFOX, '/_build/B_chunk.js', 404, 153, '10.244.1.4:8080', PAGE),
-  ev(10, 60, '198.51.100.7', UA_FIREFOX, '/api/user', 200, 312, '10.244.2.9:8080', PAGE),
+  // B's shell again, to another browser: a length seen once is no build.
+  ev(10, 60, '198.51.100.8', UA_FIREFOX, '/', 200, SHELL_B, '10.244.2.9:8080'),
 ]
 
 /**
@@ -102,7 +103,7 @@ export function nginxJsonObject(e: Ev): Record<string, unknown> {
   return {
     time_iso8601: isoTime(e.t).replace('.000Z', '+00:00'), remote_addr: e.ip, remote_user: '', request: `${e.method} ${e.path} HTTP/1.1`,
     status: String(e.status), body_bytes_sent: String(e.bytes), request_time: '0.004', http_referer: e.referer ?? '',
-    http_user_agent: e.ua, request_id: e.id, upstream_addr: e.upstream ?? '-',
+    http_user_agent: e.ua, request_id: e.id, upstream_addr: e.upstream ?? '-', proxy_upstream_name: 'default-web-8080',
   }
 }
 
@@ -123,7 +124,7 @@ export function ddItem(e: Ev): Record<string, unknown> {
       status: 'info', timestamp: isoTime(e.t), host: 'ip-10-0-1-17', tags: ['source:nginx-ingress-controller', 'env:prod'],
       message: ingress(e),
       attributes: {
-        duration: 4_000_000, http,
+        duration: 4_000_000, http, proxy: {name: 'default-web-8080'},
         network: {client: {ip: e.ip}, bytes_written: e.bytes, ...(ip ? {destination: {ip, port: Number(port)}} : {})},
       },
     },
