@@ -1,8 +1,16 @@
 /** Fixed vocabularies of the simulated site: routes, browsers, bots, API endpoints. */
 
-/** SPA routes; each has a lazy chunk `/_build/chunk-<route>.<hash>.js`. */
+/** SPA routes of the main app (`web`); each has a lazy chunk `/_build/chunk-<route>.<hash>.js`. */
 export const ROUTES = ['products', 'account', 'cart'] as const
-export type Route = (typeof ROUTES)[number]
+export type Route = string
+
+/** What differs between the apps of the catalog: their routes (each with a lazy chunk) and API calls. */
+export interface AppProfile {
+  routes: readonly string[]
+  /** A document path of a route (`/products/12` for `products`), from a random number in [1, 250]. */
+  routePath: (route: string, n: number) => string
+  api: readonly {path: string; query: string; min: number; max: number}[]
+}
 
 /** Real-looking browser user agents with distinct versions. */
 export const BROWSER_UAS: readonly string[] = [
@@ -46,11 +54,20 @@ export const SCANNERS: readonly {ip: string; userAgent: string; paths: readonly 
     userAgent: 'Mozilla/5.0 zgrab/0.x',
     paths: ['/static/js/main.js', '/_build/vendor.js', '/js/jquery.min.js', '/assets/index.css'],
   },
+  {
+    // A scanner with a browser's user agent (isbot cannot tell it): only its paths give it away.
+    ip: '185.220.101.47',
+    userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/78.0.3904.108 Safari/537.36',
+    paths: ['/static/js/main.js', '/wp-login.php', '/js/app.js', '/static/css/main.css', '/assets/index.js'],
+  },
 ]
 
 export const PROBE = {ip: '10.0.0.15', userAgent: 'kube-probe/1.29'}
 
-/** JSON API endpoints a page may call, with their response size range. */
+/** skewscan's own probe (`skewscan probe`), run by an SRE around a deploy. */
+export const SKEWSCAN_PROBE = {ip: '198.51.100.250', userAgent: 'skewscan-probe/0.1.0'}
+
+/** JSON API endpoints a page of the main app may call, with their response size range. */
 export const API_CALLS: readonly {path: string; query: string; min: number; max: number}[] = [
   {path: '/api/products', query: 'page=2', min: 2400, max: 6400},
   {path: '/api/products', query: 'page=1', min: 2400, max: 6400},
@@ -58,7 +75,28 @@ export const API_CALLS: readonly {path: string; query: string; min: number; max:
   {path: '/api/session', query: '', min: 90, max: 240},
 ]
 
+export const WEB_PROFILE: AppProfile = {
+  routes: ROUTES,
+  routePath: (route, n) => (route === 'products' ? `/products/${n}` : `/${route}`),
+  api: API_CALLS,
+}
+
+/** A documentation site (the second app of the two-app scenario). */
+export const DOCS_PROFILE: AppProfile = {
+  routes: ['guide', 'reference', 'search'],
+  routePath: (route, n) => (route === 'search' ? '/search' : `/${route}/${['install', 'config', 'deploy', 'api', 'cli'][n % 5]}`),
+  api: [
+    {path: '/api/search', query: 'q=rollout', min: 600, max: 5200},
+    {path: '/api/versions', query: '', min: 120, max: 480},
+  ],
+}
+
+/** The profile of app `index` (the main app is the shop, further apps documentation sites). */
+export const profileOf = (index: number): AppProfile => (index === 0 ? WEB_PROFILE : DOCS_PROFILE)
+
 export const FAVICON_BYTES = 4286
+/** Where a dynamic shell's length stays (a band no other response of the site uses). */
+export const DYNAMIC_SHELL_BAND = {lo: 2400, hi: 4100}
 export const HEALTHZ_BYTES = 2
 /** Body of a pod's 404 page in `missing: '404'` mode. */
 export const NOT_FOUND_BYTES = 153

@@ -1,10 +1,11 @@
-/** Builds, pods and the rolling-deploy schedule: everything about the cluster that is fixed up front. */
-import {ROUTES} from './catalog'
+/** Builds, pods and the rolling-deploy schedule of each app: everything about the cluster that is fixed up front. */
+import {profileOf} from './catalog'
 import {Rng} from './rng'
-import type {Build, BuildAsset, DeployPlan, Pod, SimParams} from './types'
+import type {AppConfig, Build, BuildAsset, DeployPlan, Pod, SimParams} from './types'
 
 const POD_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
 const POD_PORT = 8080
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
 /** A, B, …, Z, AA, AB, … */
 export function buildKey(index: number): string {
@@ -17,10 +18,10 @@ export function buildKey(index: number): string {
   return key
 }
 
-export function shellLengths(params: SimParams, count: number): number[] {
+export function shellLengths(shellBytes: readonly number[], count: number): number[] {
   const out: number[] = []
   for (let i = 0; i < count; i++) {
-    const given = params.shellBytes[i]
+    const given = shellBytes[i]
     const prev = out[i - 1]
     out.push(given ?? (prev === undefined ? 1832 : prev + 19))
   }
@@ -32,46 +33,56 @@ function versionDate(startIso: string): string {
   return startIso.slice(0, 10).replace(/-/g, '.')
 }
 
-export function makeBuilds(params: SimParams): Build[] {
-  const rng = new Rng(params.seed, 'builds')
-  const count = params.deploys + 1
-  const shells = shellLengths(params, count)
+/** A stream of its own per app, so adding an app leaves the main app's draws as they were. */
+export const appStream = (name: string, app: AppConfig): string => (app.index === 0 ? name : `${name}:${app.service}`)
+
+/**
+ * The builds of one app. Content hashes always hold a letter and a digit (as real bundler hashes
+ * nearly always do), so they read as content-hashed names; a scanner's guesses (`/js/app.js`) never do.
+ */
+export function makeBuilds(params: SimParams, app: AppConfig): Build[] {
+  const rng = new Rng(params.seed, appStream('builds', app))
+  const count = app.deploys + 1
+  const shells = shellLengths(app.shellBytes, count)
   const forbidden = new Set(shells)
   const size = (min: number, max: number): number => {
     let n = rng.int(min, max)
     while (forbidden.has(n)) n++
     return n
   }
-  const usedHashes = new Set<string>()
-  const hash = (length: number): string => {
+  const used = new Set<string>()
+  const hash = (length: number, alphabet?: string): string => {
     for (;;) {
-      const h = rng.hex(length)
-      // A hash that happens to be all digits reads oddly; real bundlers produce mixed hex too, but keep it tidy.
-      if (!usedHashes.has(h) && /[a-f]/.test(h)) {
-        usedHashes.add(h)
+      const h = alphabet ? rng.chars(alphabet, length) : rng.hex(length)
+      if (!used.has(h) && /[a-zA-Z]/.test(h) && /\d/.test(h)) {
+        used.add(h)
         return h
       }
     }
   }
+  const routes = profileOf(app.index).routes
   const builds: Build[] = []
   for (let i = 0; i < count; i++) {
-    const asset = (name: string, ext: string, min: number, max: number): BuildAsset => ({
-      path: `/_build/${name}.${hash(8)}.${ext}`,
-      bytes: size(min, max),
-    })
-    const chunks: Record<string, BuildAsset> = {}
-    const app = asset('app', 'js', 120_000, 400_000)
+    const asset = (name: string, ext: string, min: number, max: number): BuildAsset =>
+      app.layout === 'vite'
+        ? {path: `/assets/${name}-${hash(8, ALNUM)}.${ext}`, bytes: size(min, max)}
+        : {path: `/_build/${name}.${hash(8)}.${ext}`, bytes: size(min, max)}
+    const main = asset(app.layout === 'vite' ? 'index' : 'app', 'js', 120_000, 400_000)
     const vendor = asset('vendor', 'js', 150_000, 400_000)
-    const css = asset('app', 'css', 8_000, 60_000)
-    for (const route of ROUTES) chunks[route] = asset(`chunk-${route}`, 'js', 5_000, 90_000)
+    const css = asset(app.layout === 'vite' ? 'index' : 'app', 'css', 8_000, 60_000)
+    const font = asset('inter', 'woff2', 18_000, 48_000)
+    const chunks: Record<string, BuildAsset> = {}
+    for (const route of routes) chunks[route] = asset(app.layout === 'vite' ? route : `chunk-${route}`, 'js', 5_000, 90_000)
     builds.push({
+      app: app.service,
       key: buildKey(i),
       version: `${versionDate(params.start)}-${i + 1}`,
-      replicaSet: `web-${hash(rng.int(9, 10))}`,
+      replicaSet: `${app.service}-${hash(rng.int(9, 10))}`,
       shellBytes: shells[i] as number,
-      app,
+      main,
       vendor,
       css,
+      font,
       chunks,
     })
   }
@@ -81,22 +92,23 @@ export function makeBuilds(params: SimParams): Build[] {
 /** Every asset path of a build with its size. */
 export function buildAssets(build: Build): Map<string, number> {
   const m = new Map<string, number>()
-  for (const a of [build.app, build.vendor, build.css, ...Object.values(build.chunks)]) m.set(a.path, a.bytes)
+  for (const a of [build.main, build.vendor, build.css, build.font, ...Object.values(build.chunks)]) m.set(a.path, a.bytes)
   return m
 }
 
 export interface Cluster {
+  app: AppConfig
   builds: Build[]
   pods: Pod[]
   deploys: DeployPlan[]
 }
 
-export function planCluster(params: SimParams, builds: Build[]): Cluster {
-  if (params.replicas < 1) throw new Error('replicas must be at least 1')
-  if (params.deploys > 1 && params.every <= params.replicas * params.step) {
-    throw new Error(`deploys overlap: every (${params.every}s) must exceed replicas × step (${params.replicas * params.step}s)`)
+export function planCluster(params: SimParams, app: AppConfig, builds: Build[]): Cluster {
+  if (app.replicas < 1) throw new Error('replicas must be at least 1')
+  if (app.deploys > 1 && app.every <= app.replicas * app.step) {
+    throw new Error(`deploys overlap: every (${app.every}s) must exceed replicas × step (${app.replicas * app.step}s)`)
   }
-  const rng = new Rng(params.seed, 'pods')
+  const rng = new Rng(params.seed, appStream('pods', app))
   const startMs = Date.parse(params.start)
   const pods: Pod[] = []
   const makePods = (build: Build, generation: number, starts: number[]): Pod[] => {
@@ -109,20 +121,21 @@ export function planCluster(params: SimParams, builds: Build[]): Cluster {
       let name = `${build.replicaSet}-${rng.chars(POD_SUFFIX_ALPHABET, 5)}`
       while (usedNames.has(name)) name = `${build.replicaSet}-${rng.chars(POD_SUFFIX_ALPHABET, 5)}`
       usedNames.add(name)
-      return {name, ip: `10.1.${generation % 256}.${host}`, port: POD_PORT, build: build.key, start, stop: Infinity}
+      const ip = `10.${(1 + app.index) % 256}.${generation % 256}.${host}`
+      return {app: app.service, name, ip, port: POD_PORT, build: build.key, start, stop: Infinity}
     })
   }
   const first = builds[0]
   if (!first) throw new Error('no builds')
-  let live = makePods(first, 0, Array.from({length: params.replicas}, () => -Infinity))
+  let live = makePods(first, 0, Array.from({length: app.replicas}, () => -Infinity))
   pods.push(...live)
   const deploys: DeployPlan[] = []
-  const stepMs = params.step * 1000
-  for (let d = 0; d < params.deploys; d++) {
+  const stepMs = app.step * 1000
+  for (let d = 0; d < app.deploys; d++) {
     const from = builds[d] as Build
     const to = builds[d + 1] as Build
-    const t = startMs + (params.firstDeployAtSeconds + d * params.every) * 1000
-    const r = params.replicas
+    const t = startMs + (app.firstDeployAtSeconds + d * app.every) * 1000
+    const r = app.replicas
     const fresh = makePods(to, d + 1, Array.from({length: r}, (_, i) => t + i * stepMs))
     pods.push(...fresh)
     live.forEach((pod, i) => {
@@ -132,10 +145,10 @@ export function planCluster(params: SimParams, builds: Build[]): Cluster {
     for (let i = 0; i <= r; i++) {
       steps.push({time: t + i * stepMs, messages: scalingMessages(from.replicaSet, to.replicaSet, r, i)})
     }
-    deploys.push({index: d, fromBuild: from.key, toBuild: to.key, start: t, end: t + r * stepMs, steps})
+    deploys.push({app: app.service, index: d, fromBuild: from.key, toBuild: to.key, start: t, end: t + r * stepMs, steps})
     live = fresh
   }
-  return {builds, pods, deploys}
+  return {app, builds, pods, deploys}
 }
 
 /**

@@ -5,6 +5,8 @@ export type Routing = 'round-robin' | 'cookie'
 export type MissingMode = 'fallback' | '404'
 /** `s`: every written timestamp is floored to the second (what nginx logs); `ms`: formats that can carry milliseconds do. */
 export type Resolution = 's' | 'ms'
+/** Where a build's files live: `/_build/app.<hash>.js` (webpack-like) or `/assets/index-<Hash>.js` (Vite-like). */
+export type AssetLayout = 'build' | 'vite'
 
 export interface SurgeParams {
   /** Browser arrival rate multiplier around each deploy (1 = no surge). */
@@ -15,13 +17,31 @@ export interface SurgeParams {
   afterSeconds: number
 }
 
+/** A further app behind the same ingress (its own Deployment, pods, host, upstream and builds). */
+export interface OtherAppParams {
+  /** Deployment and service name; the upstream is `default-<service>-80`. */
+  service: string
+  /** Public origin (its virtual host), used for referers and the logged host. */
+  origin: string
+  shellBytes: number[]
+  /** Its first deploy, in seconds after `start`. */
+  firstDeployAtSeconds: number
+  deploys?: number
+  every?: number
+  browsersPerMinute?: number
+  replicas?: number
+  step?: number
+  layout?: AssetLayout
+}
+
 export interface SimParams {
   seed: number
   /** Start of traffic, ISO-8601 UTC on a whole second. */
   start: string
   durationSeconds: number
+  /** The main app: its Deployment and service name (upstream `default-<service>-80`). */
   service: string
-  /** Public origin of the site, used for referers. */
+  /** Public origin of the main app, used for referers and the logged host. */
   origin: string
   replicas: number
   /** Seconds between rollout steps. */
@@ -36,7 +56,15 @@ export interface SimParams {
   every: number
   /** Byte length of each build's shell (index.html), build A first. Extended by +19 per missing build. */
   shellBytes: number[]
-  /** Mean browser arrivals per minute outside surges. */
+  /**
+   * The main app renders its shell per request (a nonce, inline state): every shell response has a
+   * length of its own, tens of bytes from the last one, never one seen before. Builds then have no
+   * fingerprint; use it with `missing: '404'` and `homeShare: 1`.
+   */
+  dynamicShell: boolean
+  /** Share of page loads that open `/` (the rest open a route such as `/products/12`). */
+  homeShare: number
+  /** Mean browser arrivals per minute outside surges (main app). */
   browsersPerMinute: number
   surge: SurgeParams
   /** Share of the browsers whose tab outlives a deploy and lazy-loads a chunk afterwards. */
@@ -47,6 +75,10 @@ export interface SimParams {
   lazyShare: number
   /** Probability that a page load calls the JSON API. */
   apiShare: number
+  /** Probability that a page load fetches the build's web font (an asset that is neither script nor stylesheet). */
+  fontShare: number
+  /** Share of browsers with DevTools open: they fetch the bundles' source maps (`.map`, no referer), which the pods do not have. */
+  devtoolsShare: number
   resolution: Resolution
   incidentGapSeconds: number
   deployMarginSeconds: number
@@ -54,28 +86,60 @@ export interface SimParams {
   healthzEverySeconds: number
   /** A Googlebot that fetches current assets, and after each deploy re-fetches old ones. */
   crawler: boolean
-  /** Number of scanner bursts probing asset-looking paths. */
+  /** Googlebot also crawls `/` and routes this often, seconds (0 = never). */
+  crawlerPagesEverySeconds: number
+  /** Number of scanner bursts probing asset-looking paths (cycling through the scanners of the catalog). */
   scanners: number
+  /** skewscan's own probe runs around each deploy of the main app: a barrage (the page, then its bundles) this often, seconds (0 = none). */
+  probeEverySeconds: number
+  /** Tabs opened before the logs begin that lazy-load a chunk of the first build after the first deploy: failures with no page load behind them. */
+  preexistingTabs: number
   /** Share of requests logged with a retried upstream list (first attempt 502, then the answering pod). */
   retryShare: number
   /** Items per Datadog search page in dd-pages.json (at most 1000). */
   ddPageSize: number
+  /** Further apps behind the same ingress. */
+  otherApps: OtherAppParams[]
 }
 
-export type Actor = 'browser' | 'crawler' | 'scanner' | 'probe'
+/** One app as the simulation runs it (the main app from the top-level params, others from `otherApps`). */
+export interface AppConfig {
+  index: number
+  service: string
+  namespace: string
+  /** ingress-nginx `$proxy_upstream_name`: `<namespace>-<service>-<port>`. */
+  upstreamName: string
+  origin: string
+  /** The virtual host (the origin's host name). */
+  host: string
+  replicas: number
+  step: number
+  deploys: number
+  firstDeployAtSeconds: number
+  every: number
+  shellBytes: number[]
+  browsersPerMinute: number
+  dynamicShell: boolean
+  layout: AssetLayout
+}
+
+export type Actor = 'browser' | 'crawler' | 'scanner' | 'probe' | 'skewscan'
 
 /** What the answering pod sent. */
 export type ResponseKind = 'shell' | 'asset' | 'not-found' | 'api' | 'favicon' | 'health'
 
 /** What the client meant to fetch (truth-side; never written to logs). */
 export type RequestRole =
-  | 'page' // a browser's document request: a shell
-  | 'entry' // an entry bundle named by the page's shell
+  | 'page' // a document request of a browser (or of the skewscan probe): a shell
+  | 'entry' // an entry bundle, stylesheet or font named by the page's shell
   | 'chunk' // a lazy route chunk named by the page's build
+  | 'map' // a source map DevTools fetched for one of the page's bundles
   | 'api'
   | 'favicon'
   | 'healthz'
-  | 'bot-asset'
+  | 'bot-page' // a crawler's document request
+  | 'bot-asset' // a bot's or scanner's asset request
+  | 'bot-path' // a scanner's request for another path (`/wp-login.php`)
 
 /** One simulated HTTP request with everything any writer needs. */
 export interface SimRequest {
@@ -85,6 +149,12 @@ export interface SimRequest {
   time: number
   /** Epoch ms of the simulation (sub-second precision). */
   exactTime: number
+  /** The app (its service name). */
+  app: string
+  /** The app's ingress upstream (`default-web-80`). */
+  upstreamName: string
+  /** The request's Host. */
+  vhost: string
   actor: Actor
   role: RequestRole
   clientIp: string
@@ -106,9 +176,9 @@ export interface SimRequest {
   upstream: string
   /** `ip:port` of a first upstream attempt that failed with 502 before `upstream` answered. */
   retriedFrom?: string
-  /** Build key (A, B, C…) of the pod that answered. */
+  /** Build key (A, B, C…, per app) of the pod that answered. */
   servingBuild: string
-  /** Build key of the shell the page load got (browser requests only). */
+  /** Build key of the shell the page load got (browser and probe requests of a page). */
   pageBuild?: string
   requestLength: number
   /** $request_time in ms. */
@@ -120,6 +190,7 @@ export interface SimRequest {
   /** Datadog log event id. */
   eventId: string
   browserId?: number
+  /** The browser's page load (simulator numbering); absent for a tab whose page load came before the logs. */
   pageLoadId?: number
 }
 
@@ -129,18 +200,23 @@ export interface BuildAsset {
 }
 
 export interface Build {
+  /** The app (service) it belongs to. */
+  app: string
   key: string
   version: string
   replicaSet: string
   shellBytes: number
-  app: BuildAsset
+  /** The entry bundle (`app.<hash>.js`). */
+  main: BuildAsset
   vendor: BuildAsset
   css: BuildAsset
+  font: BuildAsset
   /** Lazy chunk per SPA route name. */
   chunks: Record<string, BuildAsset>
 }
 
 export interface Pod {
+  app: string
   name: string
   ip: string
   port: number
@@ -158,6 +234,7 @@ export interface ScalingStep {
 }
 
 export interface DeployPlan {
+  app: string
   index: number
   fromBuild: string
   toBuild: string
@@ -166,35 +243,86 @@ export interface DeployPlan {
   steps: ScalingStep[]
 }
 
-// ---------------------------------------------------------------- truth
+// ---------------------------------------------------------------- truth (the report contract, schemaVersion 2)
 
-export type FailureReason = 'fallback' | 'missing'
+export type FailureReason = 'fallback' | 'missing' | 'contentType'
 export type Direction = 'oldPageNewPod' | 'newPageOldPod' | 'unknown'
+export type FailureCause = 'rollout' | 'stale-client' | 'unattributed'
+export type PageLoadOutcome = 'crashed' | 'lazyChunkFailed' | 'unstyled' | 'degraded'
+export type AssetKind = 'script' | 'stylesheet' | 'other'
+export type LoadPhase = 'initial' | 'lazy'
+
+export interface TruthTotals {
+  pageLoads: number
+  brokenPageLoads: number
+  affectedPageLoads: number
+  byOutcome: Record<PageLoadOutcome, number>
+  affectedUsers: number
+  failedRequests: number
+  byCause: Record<FailureCause, number>
+}
+
+export interface TruthApp {
+  /** The ingress upstream name: the app's name in every format that logs it. */
+  name: string
+  service: string
+  namespace: string
+  host: string
+  requests: number
+  pageLoads: number
+  builds: number
+  /** Deploys of the app as declared (deploy files, events); logs alone show none for an app without builds. */
+  deploys: number
+  shellLengthVaries: boolean
+  affectedUsers: number
+  brokenPageLoads: number
+}
 
 export interface TruthBuild {
   id: string
+  app: string
   key: string
   version: string
   replicaSet: string
   shellBytes: number
-  firstSeen: string | null
-  lastSeen: string | null
+  firstSeen: string
+  lastSeen: string
+  /** The last response of any of its pods: what logs that name the upstream show. */
+  lastServed: string
+  /** The last response carrying its shell (a document or a fallback body): what logs without upstreams show. */
+  lastShellServed: string
+  shellRequests: number
+  /** Pods that served its shell to a document request. */
+  pods: number
 }
 
 export interface TruthDeploy {
   id: string
+  app: string
   service: string
+  namespace: string
   start: string
   end: string
-  fromBuild: string
-  toBuild: string
+  windowSeconds: number
+  fromBuild: string | null
+  toBuild: string | null
   version: string
   fromVersion: string
   fromReplicaSet: string
   toReplicaSet: string
+  incidentIds: string[]
+  affectedUsers: number
+  affectedPageLoads: number
+  byOutcome: Record<PageLoadOutcome, number>
+  pageLoads: number
+  failedRequests: number
+  byCause: Record<FailureCause, number>
+  byDirection: Record<Direction, number>
+  rolloutWindow: {start: string; end: string; seconds: number} | null
 }
 
 export interface TruthPod {
+  app: string
   name: string
   ip: string
   build: string
@@ -204,46 +332,73 @@ export interface TruthPod {
 
 export interface TruthFailure {
   time: string
+  app: string
   requestId: string
-  service: string
+  session: string
   clientIp: string
   userAgent: string
   path: string
   status: number
   bytes: number
   reason: FailureReason
-  direction: Direction
-  pageBuild: string
-  servingBuild: string
-  pageLoadId: number
+  asset: AssetKind
+  phase: LoadPhase
+  cause: FailureCause
+  deployId: string | null
   incidentId: string
+  direction: Direction
+  /** Report build ids (null when the app has no builds); the simulator's keys beside them. */
+  pageBuild: string | null
+  servingBuild: string | null
+  pageBuildKey: string
+  servingBuildKey: string
+  pageLoadId: number
+  pageLoadTime: string
 }
 
 export interface TruthIncident {
   id: string
-  service: string
+  app: string
+  cause: FailureCause
+  deployId: string | null
   start: string
   end: string
   windowSeconds: number
   affectedUsers: number
   affectedPageLoads: number
-  failedRequests: number
-  byDirection: Record<Direction, number>
-  byReason: {fallback: number; missing: number; contentType: number}
+  byOutcome: Record<PageLoadOutcome, number>
+  brokenPageLoads: number
   pageLoads: number
   brokenShare: number
-  kind: 'rollout' | 'stale-client' | 'unattributed'
-  deployId: string | null
+  failedRequests: number
+  byDirection: Record<Direction, number>
+  byReason: Record<FailureReason, number>
 }
 
 export interface TruthUser {
+  app: string
+  session: string
   clientIp: string
   userAgent: string
   firstFailure: string
   lastFailure: string
   brokenPageLoads: number
+  affectedPageLoads: number
   failedRequests: number
   incidentIds: string[]
+}
+
+export interface TruthNonUserCounts {
+  requests: number
+  clients: number
+  failedRequests: number
+}
+
+export interface TruthNonUser {
+  crawlers: TruthNonUserCounts
+  probe: TruthNonUserCounts
+  scanners: TruthNonUserCounts
+  sourceMaps: {failedRequests: number}
 }
 
 export interface TruthFile {
@@ -255,23 +410,22 @@ export interface TruthFile {
 }
 
 export interface Truth {
-  schemaVersion: 1
+  schemaVersion: 2
   scenario?: string
   description?: string
   params: SimParams
   files?: TruthFile[]
-  service: string
   timeRange: {start: string; end: string} | null
   requestsTotal: number
-  pageLoadsTotal: number
-  brokenPageLoadsTotal: number
-  failedRequestsTotal: number
+  totals: TruthTotals
+  apps: TruthApp[]
   builds: TruthBuild[]
   deploys: TruthDeploy[]
-  pods: TruthPod[]
   incidents: TruthIncident[]
   affectedUsers: TruthUser[]
+  nonUser: TruthNonUser
   orphans: {requests: number; clients: number}
+  pods: TruthPod[]
   failures: TruthFailure[]
 }
 

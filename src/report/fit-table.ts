@@ -1,11 +1,42 @@
 import Table from 'cli-table3'
 
-const plain = {head: [] as string[], border: [] as string[]}
+/** One column of a table: its heading and cells, and what may give way when the terminal is narrow. */
+export interface Column {
+  head: string
+  cells: (string | number)[]
+  /** Left out when the table is too wide, lowest first; undefined: always shown. */
+  drop?: number
+  /** Cut (its cells ending in `…`) when the table is still too wide: long text such as user agents. */
+  shrink?: boolean
+  align?: 'left' | 'right'
+}
 
-/** Columns below this width are not shortened further. */
-const MIN_WIDTH = 6
+export interface FittedTable {
+  text: string
+  /** Headings of the columns left out to fit the width. */
+  dropped: string[]
+}
 
-/** The width a cell takes on a terminal (the text is made terminal-safe before it gets here). */
+/** Columns are separated by two spaces; a heading line, a rule under it, then the rows. */
+const GAP = 2
+/** A column cut to fit keeps at least this many characters; before optional columns go, this many. */
+const MIN_WIDTH = 8
+const COMFORTABLE = 24
+const BORDERLESS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP),
+}
+
+/** Cuts shrinkable columns, widest first, down to `floor`, until the table fits `width`. */
+function shrinkTo(sized: {width: number; shrink?: boolean}[], width: number, floor: number, total: (cs: readonly {width: number}[]) => number): void {
+  while (total(sized) > width) {
+    const widest = sized.filter((c) => c.shrink && c.width > floor).sort((a, b) => b.width - a.width)[0]
+    if (!widest) return
+    widest.width = Math.max(floor, widest.width - (total(sized) - width))
+  }
+}
+
+/** The width a cell takes on a terminal (text is made terminal-safe before it gets here). */
 function visible(s: string): number {
   let n = 0
   for (const _ of s) n++
@@ -13,25 +44,35 @@ function visible(s: string): number {
 }
 
 /**
- * A table that fits `width` columns: when the natural table is wider, the columns listed in
- * `shrinkable` (widest first) are cut to fit, their cells ending in `…`; the others keep their width.
- * Without a width (or when it fits) the table has its natural width.
+ * A table that fits `width` columns of a terminal. When it is wider, optional columns are left
+ * out (lowest `drop` first), then shrinkable ones are cut, widest first. Without a width it has
+ * its natural width, every column shown.
  */
-export function fitTable(head: readonly string[], rows: readonly (string | number)[][], opts: {width?: number; shrinkable?: readonly number[]} = {}): string {
-  const cells = rows.map((r) => r.map((c) => String(c)))
-  const widths = head.map((h, i) => Math.max(visible(h), ...cells.map((r) => visible(r[i] ?? ''))))
-  // Borders: one at each side and between columns, one space of padding on each side of a cell.
-  const total = (): number => widths.reduce((n, w) => n + w + 3, 1)
-  const limit = opts.width
-  if (limit !== undefined && Number.isFinite(limit)) {
-    const shrinkable = [...(opts.shrinkable ?? [])]
-    while (total() > limit) {
-      const widest = shrinkable.filter((i) => (widths[i] ?? 0) > MIN_WIDTH).sort((a, b) => (widths[b] ?? 0) - (widths[a] ?? 0))[0]
-      if (widest === undefined) break
-      widths[widest] = Math.max(MIN_WIDTH, (widths[widest] ?? 0) - Math.max(1, Math.min(total() - limit, (widths[widest] ?? 0) - MIN_WIDTH)))
+export function fitTable(columns: readonly Column[], width?: number): FittedTable {
+  let shown = columns.map((c) => ({...c, cells: c.cells.map(String)}))
+  const natural = (c: {head: string; cells: string[]}): number => Math.max(visible(c.head), ...c.cells.map(visible))
+  const total = (cs: readonly {width: number}[]): number => cs.reduce((n, c) => n + c.width, 0) + GAP * Math.max(0, cs.length - 1)
+  let sized = shown.map((c) => ({...c, width: natural(c)}))
+  const dropped: string[] = []
+  if (width !== undefined && Number.isFinite(width)) {
+    // Long text gives way to a comfortable width first, then optional columns go, then long text is cut further.
+    shrinkTo(sized, width, COMFORTABLE, total)
+    const droppable = [...shown].filter((c) => c.drop !== undefined).sort((a, b) => (a.drop ?? 0) - (b.drop ?? 0))
+    for (const c of droppable) {
+      if (total(sized) <= width) break
+      dropped.push(c.head)
+      shown = shown.filter((x) => x !== c)
+      sized = sized.filter((x) => x.head !== c.head || x.drop !== c.drop)
     }
+    shrinkTo(sized, width, MIN_WIDTH, total)
   }
-  const t = new Table({head: [...head], style: plain, colWidths: widths.map((w) => w + 2), wordWrap: false})
-  for (const r of cells) t.push(r)
-  return t.toString()
+  const t = new Table({
+    chars: BORDERLESS, style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+    colWidths: sized.map((c) => c.width), colAligns: sized.map((c) => c.align ?? 'left'), wordWrap: false,
+  })
+  const rows = sized[0]?.cells.length ?? 0
+  t.push(sized.map((c) => c.head), sized.map((c) => '─'.repeat(c.width)))
+  for (let i = 0; i < rows; i++) t.push(sized.map((c) => c.cells[i] ?? ''))
+  // cli-table3 pads the last column too: trailing spaces serve nobody.
+  return {text: t.toString().split('\n').map((l) => l.trimEnd()).join('\n'), dropped}
 }

@@ -1,5 +1,5 @@
 import type {AnalysisReport, DeployReport, IncidentReport} from '../model/report'
-import {fitTable} from './fit-table'
+import {type Column, fitTable} from './fit-table'
 import {terminalSafe} from './sanitize'
 
 export interface TableOptions {
@@ -12,12 +12,6 @@ export interface TableOptions {
 /** `2026-11-29T14:02:10.000Z` -> `2026-11-29 14:02:10` (UTC, as in the logs' second resolution). */
 export function shortTime(iso: string): string {
   return iso.replace('T', ' ').replace(/\.000Z$/, 'Z').replace(/(\.\d{3})Z$/, '$1Z')
-}
-
-function span(start: string, end: string): string {
-  const s = shortTime(start)
-  const e = shortTime(end)
-  return s.slice(0, 10) === e.slice(0, 10) ? `${s} → ${e.slice(11)}` : `${s} → ${e}`
 }
 
 export function duration(seconds: number): string {
@@ -64,57 +58,124 @@ export function headline(r: AnalysisReport): string {
 
 const builds = (d: DeployReport): string => `${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`
 
-function deployTable(r: AnalysisReport, width: number | undefined): string {
-  const apps = r.apps.length > 1
-  const head = ['Deploy', ...(apps ? ['App'] : []), 'Window (UTC)', 'Builds', 'Race', 'Users', 'Crashed', 'Stale', 'Incidents']
-  const rows = r.deploys.map((d) => [
-    `${d.id} ${d.sources.includes('inferred') ? '(inferred)' : `(${d.sources.join('+')})`}`, ...(apps ? [terminalSafe(appLabel(d.app))] : []),
-    `${span(d.start, d.end)} (${duration(d.windowSeconds)})`, builds(d),
-    d.rolloutWindow ? duration(d.rolloutWindow.seconds) : '-', d.affectedUsers,
-    `${d.byOutcome.crashed} of ${d.pageLoads}`, d.byCause['stale-client'], d.incidentIds.join(' ') || '-',
-  ])
-  return fitTable(head, rows, {width, shrinkable: apps ? [1, 2, 8] : [1, 7]})
+/**
+ * Times as the tables show them: when the whole input lies in one UTC day, its date goes in the
+ * section titles and cells show the time of day alone (with milliseconds where the log has them).
+ */
+interface Clock {
+  at(iso: string): string
+  /** ` (UTC, 2026-11-30)` or ` (UTC)`. */
+  title: string
 }
 
-function incidentTable(r: AnalysisReport, width: number | undefined): string {
-  const apps = r.apps.length > 1
-  const head = ['Incident', 'Cause', 'Deploy', ...(apps ? ['App'] : []), 'Window (UTC)', 'Users', 'Crashed', 'Lazy', 'Unstyled', 'Failed', 'Fwd/Bwd']
-  const rows = r.incidents.map((i: IncidentReport) => [
-    i.id, i.cause, i.deployId ?? '-', ...(apps ? [terminalSafe(appLabel(i.app))] : []),
-    `${span(i.start, i.end)} (${duration(i.windowSeconds)})`, i.affectedUsers,
-    `${i.byOutcome.crashed} of ${i.pageLoads} (${pct(i.brokenShare)})`, i.byOutcome.lazyChunkFailed, i.byOutcome.unstyled, i.failedRequests,
-    `${i.byDirection.oldPageNewPod}/${i.byDirection.newPageOldPod}`,
-  ])
-  return fitTable(head, rows, {width, shrinkable: apps ? [3, 4] : [3]})
+function clockOf(r: AnalysisReport): Clock {
+  const first = r.input.first
+  const last = r.input.last
+  const oneDay = first !== null && last !== null && first.slice(0, 10) === last.slice(0, 10)
+  return {
+    at: (iso) => (oneDay ? shortTime(iso).slice(11).replace(/Z$/, '') : shortTime(iso).replace(/Z$/, '')),
+    title: oneDay ? ` (UTC, ${(first as string).slice(0, 10)})` : ' (UTC)',
+  }
 }
 
-function sessionTable(r: AnalysisReport, top: number, width: number | undefined): string {
+/** A fitted table and, when columns had to go, a line that says which and how to see them. */
+function fitted(columns: Column[], width: number | undefined): string {
+  const {text, dropped} = fitTable(columns, width)
+  return dropped.length > 0 ? `${text}\n(${dropped.join(', ')} left out to fit ${width} columns: --wide shows them)` : text
+}
+
+function deployTable(r: AnalysisReport, clock: Clock, width: number | undefined): string {
+  const d = r.deploys
+  return fitted([
+    {head: 'Deploy', cells: d.map((x) => x.id)},
+    ...(r.apps.length > 1 ? [{head: 'App', cells: d.map((x) => terminalSafe(appLabel(x.app))), shrink: true}] : []),
+    {head: 'From', cells: d.map((x) => x.sources.join('+')), drop: 1, shrink: true},
+    {head: 'Start', cells: d.map((x) => clock.at(x.start))},
+    {head: 'Length', cells: d.map((x) => duration(x.windowSeconds)), align: 'right'},
+    {head: 'Builds', cells: d.map(builds)},
+    {head: 'Race', cells: d.map((x) => (x.rolloutWindow ? duration(x.rolloutWindow.seconds) : '-')), align: 'right'},
+    {head: 'Users', cells: d.map((x) => x.affectedUsers), align: 'right'},
+    {head: 'Crashed', cells: d.map((x) => `${x.byOutcome.crashed} of ${x.pageLoads}`), align: 'right'},
+    {head: 'Stale', cells: d.map((x) => x.byCause['stale-client']), align: 'right', drop: 3},
+    {head: 'Fwd/Bwd', cells: d.map((x) => `${x.byDirection.oldPageNewPod}/${x.byDirection.newPageOldPod}`), drop: 2},
+    {head: 'Incidents', cells: d.map((x) => x.incidentIds.join(' ') || '-'), drop: 4, shrink: true},
+  ], width)
+}
+
+function incidentTable(r: AnalysisReport, clock: Clock, width: number | undefined): string {
+  const inc: IncidentReport[] = r.incidents
+  return fitted([
+    {head: 'Incident', cells: inc.map((i) => i.id)},
+    {head: 'Cause', cells: inc.map((i) => i.cause)},
+    {head: 'Deploy', cells: inc.map((i) => i.deployId ?? '-')},
+    ...(r.apps.length > 1 ? [{head: 'App', cells: inc.map((i) => terminalSafe(appLabel(i.app))), shrink: true, drop: 5}] : []),
+    {head: 'Start', cells: inc.map((i) => clock.at(i.start))},
+    {head: 'Length', cells: inc.map((i) => duration(i.windowSeconds)), align: 'right'},
+    {head: 'Users', cells: inc.map((i) => i.affectedUsers), align: 'right'},
+    {head: 'Crashed', cells: inc.map((i) => `${i.byOutcome.crashed} of ${i.pageLoads}`), align: 'right'},
+    {head: 'Lazy', cells: inc.map((i) => i.byOutcome.lazyChunkFailed), align: 'right', drop: 3},
+    {head: 'Unstyled', cells: inc.map((i) => i.byOutcome.unstyled), align: 'right', drop: 2},
+    {head: 'Failed', cells: inc.map((i) => i.failedRequests), align: 'right', drop: 4},
+    {head: 'Fwd/Bwd', cells: inc.map((i) => `${i.byDirection.oldPageNewPod}/${i.byDirection.newPageOldPod}`), drop: 1},
+  ], width)
+}
+
+function sessionTable(r: AnalysisReport, top: number, clock: Clock, width: number | undefined): string {
   const users = r.affectedUsers.slice(0, top)
   // Without an explicit session key the session is just ip + user agent: no need to print it twice.
   const explicit = users.some((u) => u.session !== `${u.clientIp} ${u.userAgent}`)
-  const head = [...(explicit ? ['Session'] : []), 'Client IP', 'User agent', 'First failure', 'Failed', 'Crashed', 'Incidents']
-  const rows = users.map((u) => [
-    ...(explicit ? [terminalSafe(u.session)] : []), terminalSafe(u.clientIp), terminalSafe(u.userAgent),
-    shortTime(u.firstFailure), u.failedRequests, `${u.brokenPageLoads} of ${u.affectedPageLoads}`, u.incidentIds.join(' '),
-  ])
-  const ua = explicit ? 2 : 1
-  return fitTable(head, rows, {width, shrinkable: explicit ? [0, ua] : [ua]})
+  return fitted([
+    ...(explicit ? [{head: 'Session', cells: users.map((u) => terminalSafe(u.session)), shrink: true}] : []),
+    {head: 'Client IP', cells: users.map((u) => terminalSafe(u.clientIp))},
+    {head: 'First failure', cells: users.map((u) => clock.at(u.firstFailure))},
+    {head: 'Failed', cells: users.map((u) => u.failedRequests), align: 'right'},
+    {head: 'Crashed', cells: users.map((u) => `${u.brokenPageLoads} of ${u.affectedPageLoads}`), align: 'right'},
+    {head: 'Incidents', cells: users.map((u) => u.incidentIds.join(' ')), drop: 1},
+    {head: 'User agent', cells: users.map((u) => terminalSafe(u.userAgent)), shrink: true},
+  ], width)
 }
 
-function buildTable(r: AnalysisReport, width: number | undefined): string {
-  const apps = r.apps.length > 1
-  const head = ['Build', ...(apps ? ['App'] : []), 'Shell bytes', 'Served (UTC)', 'Shells', 'Version']
-  const rows = r.builds.map((b) => [b.id, ...(apps ? [terminalSafe(appLabel(b.app))] : []), b.shellBytes, span(b.firstSeen, b.lastServed), b.shellRequests, terminalSafe(b.version ?? '-')])
-  return fitTable(head, rows, {width, shrinkable: apps ? [1, 5] : [4]})
+function buildTable(r: AnalysisReport, clock: Clock, width: number | undefined): string {
+  const b = r.builds
+  return fitted([
+    {head: 'Build', cells: b.map((x) => x.id)},
+    ...(r.apps.length > 1 ? [{head: 'App', cells: b.map((x) => terminalSafe(appLabel(x.app))), shrink: true}] : []),
+    {head: 'Shell bytes', cells: b.map((x) => x.shellBytes), align: 'right'},
+    {head: 'First seen', cells: b.map((x) => clock.at(x.firstSeen))},
+    {head: 'Last served', cells: b.map((x) => clock.at(x.lastServed))},
+    {head: 'Shells', cells: b.map((x) => x.shellRequests), align: 'right', drop: 1},
+    {head: 'Version', cells: b.map((x) => terminalSafe(x.version ?? '-')), shrink: true, drop: 2},
+  ], width)
+}
+
+/** Text wrapped at word boundaries to `width` columns (no wrap without a width). */
+export function wrap(text: string, width: number | undefined): string {
+  if (width === undefined || !Number.isFinite(width) || width < 20) return text
+  return text.split('\n').map((line) => {
+    const out: string[] = []
+    let cur = ''
+    for (const word of line.split(' ')) {
+      if (cur !== '' && visible(cur) + 1 + visible(word) > width) {
+        out.push(cur)
+        cur = word
+      } else cur = cur === '' ? word : `${cur} ${word}`
+    }
+    out.push(cur)
+    return out.join('\n')
+  }).join('\n')
+}
+
+function visible(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
 }
 
 function legend(r: AnalysisReport): string {
-  const lines = [
-    'Race: first to last failure of the rollout race. Crashed: page loads whose script failed while loading, of the page loads in the',
-    'window (deploy ± margin, or incident). Stale: failed requests of tabs whose build was no longer served. Lazy: routes broken by a',
-    'lazy chunk later; Unstyled: only a stylesheet failed. Fwd: an old page asked a new pod; Bwd: a new page asked an old pod.',
-  ]
-  return r.incidents.length > 0 || r.deploys.length > 0 ? lines.join('\n') : ''
+  if (r.incidents.length === 0 && r.deploys.length === 0) return ''
+  return 'Race: first to last failure of the rollout race. Crashed: page loads whose script failed while loading, of the page loads in the window ' +
+    '(the deploy ± margin, or the incident). Stale: failed requests of tabs whose build was no longer served. Lazy: routes broken later by a ' +
+    'lazy chunk. Unstyled: only a stylesheet failed. Fwd: an old page asked a new pod; Bwd: a new page asked an old pod.'
 }
 
 function inputLines(r: AnalysisReport): string[] {
@@ -128,9 +189,13 @@ function inputLines(r: AnalysisReport): string[] {
     out.push(`  skipped ${reason}: ${n}${where ? ` (first at ${where})` : ''}`)
   }
   const n = r.nonUser
-  out.push(`Not people (never users or page loads): crawlers ${plural(n.crawlers.requests, 'request')} from ${plural(n.crawlers.clients, 'client')}` +
-    ` (${n.crawlers.failedRequests} got a shell or 404), our probe ${plural(n.probe.requests, 'request')}, scanners ${plural(n.scanners.requests, 'probe')} of paths no build served` +
-    ` from ${plural(n.scanners.clients, 'client')}, source maps answered with a shell ${n.sourceMaps.failedRequests}.`)
+  const parts = [
+    n.crawlers.requests > 0 ? `crawlers ${plural(n.crawlers.requests, 'request')} from ${plural(n.crawlers.clients, 'client')} (${n.crawlers.failedRequests} got a shell or 404)` : '',
+    n.probe.requests > 0 ? `skewscan's probe ${plural(n.probe.requests, 'request')}` : '',
+    n.scanners.requests > 0 ? `scanners ${plural(n.scanners.requests, 'request')} for paths no build served, from ${plural(n.scanners.clients, 'client')}` : '',
+    n.sourceMaps.failedRequests > 0 ? `${plural(n.sourceMaps.failedRequests, 'source map')} answered with a shell` : '',
+  ].filter((x) => x !== '')
+  if (parts.length > 0) out.push(`Not people, never counted as users: ${parts.join('; ')}.`)
   if (r.orphans.requests > 0) out.push(`Orphans: ${plural(r.orphans.requests, 'failed asset request')} of people with no page load behind them (older than the horizon), from ${plural(r.orphans.clients, 'client')}.`)
   for (const a of r.apps.filter((x) => x.shellLengthVaries)) {
     out.push(`App ${terminalSafe(appLabel(a.name))}: its shell's length varies per request (a dynamic homepage), so lengths tell no builds; failures come from 404s and HTML content types only.`)
@@ -142,20 +207,28 @@ function inputLines(r: AnalysisReport): string[] {
 /** The human report: the answer first, then deploys, incidents, sessions, builds and the input. */
 export function renderTable(r: AnalysisReport, opts: TableOptions): string {
   const w = opts.width
-  const parts = [terminalSafe(headline(r)), '']
+  const clock = clockOf(r)
+  const parts = [wrap(terminalSafe(headline(r)), w), '']
   if (r.apps.length > 1) {
-    parts.push('Apps', fitTable(['App', 'By', 'Page loads', 'Builds', 'Deploys', 'Users hit', 'Crashed'],
-      r.apps.map((a) => [terminalSafe(appLabel(a.name)), a.source, a.pageLoads, a.builds, a.deploys, a.affectedUsers, a.brokenPageLoads]), {width: w, shrinkable: [0]}), '')
+    parts.push('Apps', fitted([
+      {head: 'App', cells: r.apps.map((a) => terminalSafe(appLabel(a.name))), shrink: true},
+      {head: 'Named by', cells: r.apps.map((a) => a.source), drop: 1},
+      {head: 'Page loads', cells: r.apps.map((a) => a.pageLoads), align: 'right'},
+      {head: 'Builds', cells: r.apps.map((a) => a.builds), align: 'right'},
+      {head: 'Deploys', cells: r.apps.map((a) => a.deploys), align: 'right'},
+      {head: 'Users hit', cells: r.apps.map((a) => a.affectedUsers), align: 'right'},
+      {head: 'Crashed', cells: r.apps.map((a) => a.brokenPageLoads), align: 'right'},
+    ], w), '')
   }
-  if (r.deploys.length > 0) parts.push('Deploys', deployTable(r, w), '')
-  if (r.incidents.length > 0) parts.push('Incidents', incidentTable(r, w), '')
+  if (r.deploys.length > 0) parts.push(`Deploys${clock.title}`, deployTable(r, clock, w), '')
+  if (r.incidents.length > 0) parts.push(`Incidents${clock.title}`, incidentTable(r, clock, w), '')
   const l = legend(r)
-  if (l) parts.push(l, '')
+  if (l) parts.push(wrap(l, w), '')
   if (r.affectedUsers.length > 0) {
     const shown = Math.min(opts.topSessions, r.affectedUsers.length)
-    parts.push(`Most affected sessions (${shown} of ${r.affectedUsers.length})`, sessionTable(r, opts.topSessions, w), '')
+    parts.push(`Most affected sessions (${shown} of ${r.affectedUsers.length})`, sessionTable(r, opts.topSessions, clock, w), '')
   }
-  if (r.builds.length > 0) parts.push('Builds (by shell length)', buildTable(r, w), '')
-  parts.push(...inputLines(r))
+  if (r.builds.length > 0) parts.push(`Builds by shell length${clock.title}`, buildTable(r, clock, w), '')
+  parts.push(...inputLines(r).map((line) => wrap(line, w)))
   return `${parts.join('\n')}\n`
 }

@@ -1,26 +1,33 @@
-import {analyze} from '../../../src/app/analyze'
-import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
-import {failedRules, parseFailOn} from '../../../src/config/fail-on'
+import {failedRules, measure, parseFailOn} from '../../../src/config/fail-on'
 import {outputSettings} from '../../../src/config/output-options'
 import {parseDuration, parseFields, parseSessionKey} from '../../../src/config/parse'
-import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
-import {join} from 'node:path'
 import {ROOT} from '../../helpers/cli'
+import {loadCapture} from '../../../scripts/captures/capture'
+import {analyzeCase} from '../../../scripts/captures/run'
+import type {AnalysisReport} from '../../../src/model/report'
 
 describe('--fail-on', () => {
-  let report: Awaited<ReturnType<typeof analyze>>
+  let report: AnalysisReport
   beforeAll(async () => {
-    report = await analyze({
-      inputs: [join(ROOT, 'fixtures/two-deploys/ingress.log')], deploysFile: join(ROOT, 'fixtures/two-deploys/deploys.json'),
-      normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000,
-    })
+    // The real two-deploys capture, with its Datadog deploy events.
+    report = (await analyzeCase(loadCapture(ROOT, 'two-deploys'), {format: 'nginx-json', order: 'oldest-first', stretch: 1, deploys: 'events'})).report
   })
 
-  // two-deploys: 17 users, 22 broken page loads, 40 failed requests, 3 incidents, max share 1, longest rollout 90 s
+  it('measures what the report says', () => {
+    // 49 users, 74 crashed and 90 affected page loads, 166 failed requests (9 of stale tabs), 4 incidents,
+    // largest incident share 0.9286, longest rollout race 7.115 s (D2).
+    expect(report.totals).toMatchObject({affectedUsers: 49, brokenPageLoads: 74, affectedPageLoads: 90, failedRequests: 166, byCause: {'stale-client': 9}})
+    expect(report.incidents).toHaveLength(4)
+    expect(Math.max(...report.incidents.map((i) => i.brokenShare))).toBe(0.9286)
+    expect(Math.max(...report.deploys.map((d) => d.rolloutWindow?.seconds ?? 0))).toBe(7.115)
+    expect(parseFailOn('affected-users>10').map((r) => measure(report, r))).toEqual([49])
+  })
+
   it.each([
-    ['incident', true], ['affected-users>10', true], ['affected-users>17', false], ['affected-users>=17', true],
-    ['broken-share>=1', true], ['broken-share>1', false], ['window-seconds>90', false], ['window-seconds>=90', true],
-    ['failed-requests>100,incidents>2', true], ['failed-requests<41', true], ['broken-page-loads=22', true], ['', false],
+    ['incident', true], ['affected-users>10', true], ['affected-users>49', false], ['affected-users>=49', true],
+    ['broken-share>=0.9', true], ['broken-share>0.93', false], ['window-seconds>7.2', false], ['window-seconds>=7', true],
+    ['failed-requests>200,incidents>3', true], ['failed-requests<167', true], ['broken-page-loads=74', true], ['affected-page-loads>=90', true],
+    ['stale-failures>9', false], ['stale-failures=9', true], ['', false],
   ])('%s -> %s', (spec, fails) => {
     expect(failedRules(report, parseFailOn(spec)).length > 0).toBe(fails)
   })

@@ -1,45 +1,88 @@
-import {join} from 'node:path'
-import {analyze} from '../../../src/app/analyze'
-import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
+import {loadCapture} from '../../../scripts/captures/capture'
+import {analyzeCase} from '../../../scripts/captures/run'
 import type {AnalysisReport} from '../../../src/model/report'
-import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
+import {fitTable} from '../../../src/report/fit-table'
 import {headline, renderTable} from '../../../src/report/table'
 import {terminalSafe} from '../../../src/report/sanitize'
 import {ROOT} from '../../helpers/cli'
 
-const fixture = (scenario: string, file: string, deploys?: string): Promise<AnalysisReport> => analyze({
-  inputs: [join(ROOT, 'fixtures', scenario, file)], deploysFile: deploys && join(ROOT, 'fixtures', scenario, deploys),
-  normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000,
-})
+/** A real capture (nginx JSON as nginx wrote it, with its Datadog deploy events), analysed. */
+const capture = async (name: string): Promise<AnalysisReport> =>
+  (await analyzeCase(loadCapture(ROOT, name), {format: 'nginx-json', order: 'oldest-first', stretch: 1, deploys: 'events'})).report
 
 describe('table report', () => {
-  it('answers in one sentence: users, page loads, the longest rollout window and its deploy, stale tabs', async () => {
-    const r = await fixture('rolling-round-robin', 'ingress.log', 'deploys.json')
-    expect(headline(r)).toBe('16 users hit broken pages (20 of 80 page loads) in 2 incidents across 1 deploy; ' +
-      'the longest rollout window was 113 s, during deploy D1 (B1 → B2) at 2026-11-29 14:10:00Z; 3 users on stale tabs failed after the deploy had ended.')
+  let rr3: AnalysisReport
+  let two: AnalysisReport
+  beforeAll(async () => {
+    [rr3, two] = [await capture('rr-3'), await capture('two-deploys')]
   })
 
-  it('says plainly when nothing broke', async () => {
-    const r = await fixture('quiet', 'ingress.log')
-    expect(headline(r)).toBe('No broken page loads found in 46 page loads (0 deploys seen).')
-    expect(renderTable(r, {topSessions: 10})).not.toContain('Incidents')
+  it('answers in one sentence: who, how their page loads broke, the longest race and its deploy, stale tabs', () => {
+    expect(headline(rr3)).toBe('16 users hit failed assets: 11 page loads of 90 crashed, 6 lost a route to a lazy chunk, 1 loaded unstyled; ' +
+      'the longest rollout race lasted 5.8 s, in deploy D1 (B1 → B2) from 2026-11-30 07:18:31.937Z; 5 users on stale tabs failed after their build was retired.')
   })
 
-  it('lists deploys, incidents, the most affected sessions, builds and the input', async () => {
-    const out = renderTable(await fixture('two-deploys', 'dd-events.ndjson'), {topSessions: 3})
-    for (const s of ['Deploys', 'Incidents', 'Most affected sessions (3 of 17)', 'Builds (by shell length)', 'Input: 528 records', 'Orphan hits'] ) expect(out).toContain(s)
-    expect(out).toMatch(/│ D2 +│ inferred │/)
+  it('says plainly when nothing broke', () => {
+    const quiet: AnalysisReport = {...rr3, incidents: [], affectedUsers: [], totals: {...rr3.totals, failedRequests: 0}}
+    expect(headline(quiet)).toBe('No failed asset requests of people in 90 page loads (1 deploy seen).')
+  })
+
+  it('lists deploys, incidents, the most affected sessions, builds and what was not people', () => {
+    const out = renderTable(two, {topSessions: 3})
+    for (const s of ['Deploys (UTC, 2026-11-30)', 'Incidents (UTC, 2026-11-30)', 'Most affected sessions (3 of 49)', 'Builds by shell length', 'Input: 1300 records', 'Not people, never counted as users: crawlers']) {
+      expect(out).toContain(s)
+    }
+    expect(out).toMatch(/^D2 +marker\+kubernetes +07:19:35\.954 +8 s +B2 → B3 +7\.1 s +38 +52 of 191 +2 +46\/64 +I3 I4$/m)
+    expect(out).toMatch(/^I2 +stale-client +D1 +07:19:33\.928/m)
     // ip + user agent sessions are not printed twice
-    expect(out).not.toContain('│ Session')
+    expect(out).not.toMatch(/^Session/m)
   })
 
-  it('shows the session column when an explicit session key is used', async () => {
-    const r = await fixture('rolling-round-robin', 'ingress.log')
-    const withKey = {...r, affectedUsers: r.affectedUsers.map((u, i) => ({...u, session: `cookie-${i}`}))}
-    expect(renderTable(withKey, {topSessions: 2})).toContain('│ cookie-0')
+  it('fits an 80-column terminal: long text shortened, optional columns left out and named', () => {
+    const out = renderTable(two, {topSessions: 10, width: 80})
+    for (const line of out.split('\n')) expect([...line].length).toBeLessThanOrEqual(80)
+    expect(out).toMatch(/left out to fit 80 columns: --wide shows them/)
+    expect(out).toMatch(/Mozilla\/5\.0 \(iPhone; CPU iPhone OS 1…|Mozilla.*…/)
+    // The essentials stay: deploy, start, builds, race, users, crashed.
+    expect(out).toMatch(/^D1 +07:19:25\.034 +7\.9 s +B1 → B2 +7\.1 s +27 +22 of 191/m)
+  })
+
+  it('shows the session column when an explicit session key is used', () => {
+    const withKey = {...rr3, affectedUsers: rr3.affectedUsers.map((u, i) => ({...u, session: `cookie-${i}`}))}
+    expect(renderTable(withKey, {topSessions: 2})).toMatch(/^cookie-0 /m)
+  })
+
+  it('names the app on every row when there are several', () => {
+    const apps: AnalysisReport = {...two, apps: [...two.apps, {...(two.apps[0] as AnalysisReport['apps'][number]), name: 'default-shop-80'}]}
+    const out = renderTable(apps, {topSessions: 1})
+    expect(out).toMatch(/^Apps$/m)
+    expect(out).toMatch(/^D1 +default-webapp-80 /m)
   })
 
   it('escapes control characters, bidi overrides and line separators from log text', () => {
     expect(terminalSafe('a\u001b[2Jb\rc\u202ed\u2028')).toBe('a\\u001b[2Jb\\u000dc\\u202ed\\u2028')
+    const out = renderTable({...rr3, affectedUsers: rr3.affectedUsers.map((u) => ({...u, userAgent: 'evil\u001b]0;pwned\u0007'}))}, {topSessions: 1})
+    expect(out).not.toMatch(/[\u001b\u0007]/)
+  })
+})
+
+describe('fitTable', () => {
+  const cols = () => [
+    {head: 'Id', cells: ['a', 'b']},
+    {head: 'Text', cells: ['x'.repeat(60), 'short'], shrink: true},
+    {head: 'Extra', cells: ['1', '2'], drop: 1},
+  ]
+
+  it('keeps its natural width without a limit', () => {
+    expect(fitTable(cols()).text.split('\n')[2]).toBe(`a   ${'x'.repeat(60)}  1`)
+  })
+
+  it('cuts long text to a comfortable width before it leaves columns out, then cuts further', () => {
+    const wide = fitTable(cols(), 40)
+    expect(wide.dropped).toEqual([])
+    for (const line of wide.text.split('\n')) expect([...line].length).toBeLessThanOrEqual(40)
+    const narrow = fitTable(cols(), 20)
+    expect(narrow.dropped).toEqual(['Extra'])
+    expect(narrow.text.split('\n')[2]).toMatch(/^a +x+…$/)
   })
 })
