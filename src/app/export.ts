@@ -12,7 +12,7 @@
  */
 import {promises as fs} from 'node:fs'
 import {gzipSync} from 'node:zlib'
-import type {DatadogConnection} from '../config/datadog'
+import type {DatadogConnection} from '../sources/datadog/connection'
 import {ConfigError} from '../config/parse'
 import type {DatadogInputSummary} from '../model/report'
 import {SourceError} from '../sources/errors'

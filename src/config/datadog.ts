@@ -4,6 +4,7 @@
  */
 import type {AnalysisOptions} from '../analysis/options'
 import type {ExportRequest} from '../app/export'
+import type {DatadogConnection} from '../sources/datadog/connection'
 import type {NormalizeOptions} from '../normalize/fields'
 import type {LiveRequest} from '../sources/datadog/live-source'
 import type {PullMode, PullSpec, PullTuning} from '../sources/datadog/pull'
@@ -31,14 +32,9 @@ const SITE_VARS = ['DD_SITE', 'DATADOG_SITE'] as const
 const API_URL_VAR = 'SKEWSCAN_API_URL'
 
 export type Env = Readonly<Record<string, string | undefined>>
+export type {DatadogConnection} from '../sources/datadog/connection'
+export {maskSecrets} from '../sources/datadog/connection'
 
-export interface DatadogConnection {
-  site: string
-  /** `https://api.<site>`, or the `--api-url` override (a proxy, a test server). */
-  baseUrl: string
-  apiKey: string
-  appKey: string
-}
 
 /** `--site`, else DD_SITE / DATADOG_SITE, else datadoghq.com; checked against Datadog's list. */
 export function resolveSite(flag: string | undefined, env: Env): string {
@@ -89,21 +85,6 @@ export function resolveConnection(flags: {site?: string; 'api-url'?: string}, en
   const site = resolveSite(flags.site, env)
   const baseUrl = resolveBaseUrl(flags['api-url'], env, site)
   return {site, baseUrl, ...resolveKeys(env)}
-}
-
-/**
- * Replaces every occurrence of a secret (and of its URL-encoded form) by a mask. Real keys (32 and
- * 40 characters) keep their last four characters, as Datadog's own UI shows them, so a user can tell
- * which key was meant; short ones are masked whole.
- */
-export function maskSecrets(text: string, secrets: readonly string[]): string {
-  let out = text
-  for (const s of secrets) {
-    if (s.length < 4) continue
-    const mask = s.length >= 16 ? `****${s.slice(-4)}` : '****'
-    for (const form of new Set([s, encodeURIComponent(s)])) out = out.split(form).join(mask)
-  }
-  return out
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

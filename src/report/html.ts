@@ -1,4 +1,4 @@
-import type {AnalysisReport, DeployReport, IncidentReport, ReportDetails} from '../model/report'
+import type {AnalysisReport, IncidentReport, ReportDetails} from '../model/report'
 import {appLabel, duration, headline, pct, shortTime} from './table'
 
 export interface HtmlOptions {

@@ -25,7 +25,7 @@ import type {EventsApi as EventsApiV1} from '@datadog/datadog-api-client/dist/pa
 import type {EventsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi'
 import type {LogsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi'
 import type {Configuration} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-common/configuration'
-import {type DatadogConnection, maskSecrets} from '../../config/datadog'
+import {type DatadogConnection, maskSecrets} from './connection'
 import {DatadogRequestError, type Operation, PullAborted} from './errors'
 import {RateGate} from './rate-limit'
 

@@ -3,7 +3,7 @@
  * wire JSON by the same functions that read an export, so a live run and an export of the same logs
  * give the same report.
  */
-import type {DatadogConnection} from '../../config/datadog'
+import type {DatadogConnection} from './connection'
 import type {TimeRange} from '../../config/time-range'
 import type {AccessEvent} from '../../model/access-event'
 import type {DeclaredDeploy} from '../../model/deploy'

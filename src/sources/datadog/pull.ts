@@ -2,7 +2,7 @@
  * A live pull from the Logs API: plan it (aggregate counts, shell lengths, candidate windows), then
  * pull the planned slices. Shared by `analyze --from` (a RecordSource) and `export` (NDJSON).
  */
-import type {DatadogConnection} from '../../config/datadog'
+import type {DatadogConnection} from './connection'
 import type {TimeRange} from '../../config/time-range'
 import type {DatadogInputSummary} from '../../model/report'
 import {SourceError} from '../errors'

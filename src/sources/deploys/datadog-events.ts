@@ -3,23 +3,12 @@
  * rollouts, and deploy markers (a `version:` tag, or "deploy" in the title or text).
  */
 import type {DeclaredDeploy} from '../../model/deploy'
+import type {DatadogEvent} from './datadog-event'
 import {kubernetesSteps, stripMarkdownFence} from './datadog-kubernetes'
 import {rolloutsFromSteps, type ScalingStep} from './rollouts'
 import {firstTime} from './time'
 import {type Indexed, isRecord, isRepeat, type PartialResult, stringList, tagValue, textValue} from './values'
 
-/** The fields both API versions share, under one set of names. */
-export interface DatadogEvent {
-  id?: string
-  title: string
-  text: string
-  tags: string[]
-  sourceType?: string
-  /** Datadog's aggregation key: events of one rollout share it. */
-  key?: string
-  /** Time candidates, best first. */
-  times: unknown[]
-}
 
 const DEPLOY_WORD = /deploy(ed|ment)?/i
 /** A marker of a rollout's end ("Deploy web v2 finished", "… successfully rolled out"), or of its start. */

@@ -4,7 +4,7 @@
  * **Reason**: message\n \n _Events emitted by ..._ \n\n %%%` with lines sorted as text. Unbundled:
  * title `Deployment shop/web: Reason`, text the raw message.
  */
-import type {DatadogEvent} from './datadog-events'
+import type {DatadogEvent} from './datadog-event'
 import {parseScalingMessage} from './kubernetes'
 import {rejectedStep, type ScalingStep, type StepOutcome} from './rollouts'
 import {firstTime} from './time'

@@ -5,7 +5,7 @@
 import type {Worker} from 'node:worker_threads'
 import type {NormalizeOptions} from '../../normalize/fields'
 import type {LineRange} from '../file/line-range'
-import type {ParseJob, RangeReply, WorkerMessage} from './parse-pool'
+import type {ParseJob, RangeReply, WorkerMessage} from './messages'
 import {startWorker} from './start-worker'
 
 /** A job given to the early worker before any pool asked for it (see prestartWorker), and its answer once back. */

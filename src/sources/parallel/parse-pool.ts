@@ -1,25 +1,15 @@
 import {availableParallelism} from 'node:os'
 import type {Worker} from 'node:worker_threads'
-import type {RejectReason} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
 import type {LineBatch, LineRange} from '../file/line-range'
 import {answered, askGuess, type Guess, takeEarlyWorker} from './early-worker'
+import type {ParseJob, ParsedChunk, RangeReply, WorkerMessage} from './messages'
 import {startWorker} from './start-worker'
 import {tuneForWorkers} from './v8-tuning'
 
-/** A job for a parsing worker: the lines of one byte range of a plain file, or lines read from a stream. */
-export type ParseJob = {id: number; opts: NormalizeOptions; spare?: ArrayBuffer} & ({range: LineRange} | {lines: LineBatch})
+export type {ParseJob, ParsedChunk, RangeReply, WorkerMessage} from './messages'
 
-/** A worker's answer: the range's events packed in `buffer` (event-codec), or why it failed. */
-export type RangeReply =
-  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]; reused?: boolean}
-  | {id: number; ok: false; message: string}
-
-export type ParsedChunk = Extract<RangeReply, {ok: true}>
-
-/** What a worker sends: answers to jobs, and once, when it has loaded its code, that it is ready. */
-export type WorkerMessage = RangeReply | {ready: true}
 
 /** Worker threads to start by default: every core but the one the analysis runs on, at least one. */
 export function defaultWorkers(): number {

@@ -5,7 +5,7 @@
  */
 import {parentPort} from 'node:worker_threads'
 import {parseLineRange, parseLines} from '../file/line-range'
-import type {ParseJob, RangeReply, WorkerMessage} from './parse-pool'
+import type {ParseJob, RangeReply, WorkerMessage} from './messages'
 
 const port = parentPort
 if (!port) throw new Error('parse-worker runs as a worker thread')
