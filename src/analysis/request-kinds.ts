@@ -51,9 +51,11 @@ export function isSourceMap(path: string): boolean {
 /**
  * Whether a non-shell path can be a document route of the SPA (answered with the shell): a path
  * without an extension, or an `.html` page. `/favicon.ico`, `/robots.txt`, `/sitemap.xml` or
- * `/wp-login.php` answered with the shell's length are not page loads.
+ * `/wp-login.php` or `/.env` answered with the shell's length are not page loads.
  */
 export function isDocumentPath(path: string): boolean {
+  // Dotfiles (`/.env`, `/.git/…`) are what scanners ask for, never pages.
+  if (path.includes('/.')) return false
   const ext = extensionOf(path)
   return ext === '' || ext === '.html' || ext === '.htm'
 }
