@@ -35,7 +35,16 @@ if (process.argv[2] === 'analyze') {
   try {
     const plugin = new Root({isRoot: true, root})
     await plugin.load()
-    loadOptions = {root, plugins: new Map([[plugin.name, plugin]])}
+    const plugins = new Map([[plugin.name, plugin]])
+    // Plugins given here replace oclif's own loading: the core plugins of package.json (help,
+    // not-found, autocomplete, version) are loaded the same way, each from its own manifest.
+    const {dirname} = require('node:path')
+    for (const name of plugin.pjson.oclif.plugins ?? []) {
+      const core = new Plugin({root: dirname(require.resolve(`${name}/package.json`)), name, type: 'core'})
+      await core.load()
+      plugins.set(core.name, core)
+    }
+    loadOptions = {root, plugins}
   } catch {
     loadOptions = undefined
   }

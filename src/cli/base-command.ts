@@ -4,6 +4,7 @@ import {ConfigError} from '../config/parse'
 import {gathered, jsonPieces} from '../report/json'
 import {InputError, SourceError} from '../sources/errors'
 import {EXIT} from './exit-codes'
+import {closest} from './suggest'
 
 /**
  * What every skewscan command shares: the one place that writes to stdout and stderr, and the
@@ -37,10 +38,28 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {
-    const mapped = toCliError(err) as Error & {oclif?: {exit?: number}}
+    const mapped = (this.usageError(err) ?? toCliError(err)) as Error & {oclif?: {exit?: number}}
     // Under --json oclif exits with err.exitCode ?? 1; keep the documented code instead.
     if (mapped.oclif?.exit !== undefined) process.exitCode = mapped.oclif.exit
     return super.catch(mapped)
+  }
+
+  /**
+   * A mistyped flag or argument: one line that says what was wrong, the flag that was probably
+   * meant, and where help is, instead of oclif's error followed by the whole help text (where the
+   * error scrolls away). Exit 2, as every usage error.
+   */
+  private usageError(err: Error): Error | undefined {
+    const parse = err as Error & {showHelp?: boolean; flags?: string[]; parse?: unknown}
+    if (!parse.showHelp || parse.parse === undefined) return undefined
+    const help = `see: ${this.config.bin} ${this.id ?? ''} --help`.replace(/\s+--help$/, ' --help')
+    let message = err.message.replace(/\nSee more help with --help$/, '')
+    if (parse.flags && parse.flags.length > 0) {
+      const known = Object.entries(this.ctor.flags ?? {}).flatMap(([name, f]) => [`--${name}`, ...((f as {allowNo?: boolean}).allowNo ? [`--no-${name}`] : [])])
+      const guesses = parse.flags.map((given) => ({given, meant: closest(given.split('=')[0] ?? given, known)})).filter((g) => g.meant !== undefined)
+      if (guesses.length > 0) message += `. Did you mean ${guesses.map((g) => `${g.meant}${parse.flags && parse.flags.length > 1 ? ` (for ${g.given})` : ''}`).join(', ')}?`
+    }
+    return new Errors.CLIError(`${message.split('\n\n')[0]?.replace(/\s*\n\s*/g, ' ')} (${help})`, {exit: EXIT.USAGE})
   }
 
   /** Under --json an error is a small object, not oclif's whole parse context. */

@@ -16,10 +16,12 @@ import type {AnalysisReport, FailureRecord} from '../model/report'
 import {NEEDS_FAILURES} from '../report/format-names'
 
 export default class Analyze extends BaseCommand {
-  static override summary = 'Find stale-bundle failures (assets answered with the app shell) in access logs'
+  static override summary = 'Find stale-bundle failures (assets answered with the app shell) in access logs, per app, deploy and cause'
   static override description = `Reads exported access logs (Datadog API JSON/NDJSON, Log Explorer CSV, nginx and ingress-nginx lines, nginx JSON; plain or gzip; - for stdin), finds asset requests that got the SPA's index.html or a 404 during and after deploys, and reports how many users got a broken page, for how long, after which deploy.
 
-Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable input; 3 a source failed.`
+Each failure is tied to its app (the ingress upstream, else the host, else the service), its deploy, and its cause: the rollout race (the page's build still served beside another) or a stale tab (its build no longer served). Crawlers, skewscan's probe and scanners are counted apart, never as users.
+
+Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable input; 3 a source failed; 127 unknown command.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/rolling-round-robin/ingress.log',
@@ -37,7 +39,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     ...analysisFlags,
     ...outputFlags,
     ...datadogFlags,
-    failures: Flags.string({description: 'write every flagged request to this file as NDJSON (reason, page load, request id)'}),
+    failures: Flags.string({description: 'write every failed request of a person to this file as NDJSON (app, cause, deploy, incident, reason, page load, request id)'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
     workers: Flags.integer({hidden: true, min: 0, description: 'worker threads reading large plain files (default: cores - 1); 0 reads everything on the main thread'}),
   }

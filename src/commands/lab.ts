@@ -17,7 +17,7 @@ export default class Lab extends BaseCommand {
 --compare runs every strategy (round-robin, cookie affinity, old assets kept, 404 for missing, blue/green) at once with the same browsers, and prints one table.`
 
   static override usage = [
-    '<%= command.id %> [--once] [--replicas N] [--step 10s] [--deploys N] [--every 20s] [--tail 5s] [--strategy rolling|blue-green] [--affinity none|cookie] [--keep-old-assets] [--missing fallback|404] [--port 0] [--browsers 8] [--latency 0ms] [--seed 1] [--log FILE] [--ingress-log FILE] [--deploys-out FILE] [--duration 1h] [--json]',
+    '<%= command.id %> [--once] [FLAGS]',
     '<%= command.id %> --compare [--replicas N] [--step 2s] [--every 2s] [--tail 3s] [--browsers 24] [--latency 0ms] [--seed 1] [--json]',
   ]
 

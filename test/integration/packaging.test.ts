@@ -1,0 +1,83 @@
+/**
+ * What a user installs: `npm pack`, the tarball installed into a prefix of its own (no link to this
+ * checkout), and the `skewscan` that install puts on the PATH: help, an analysis of a real capture,
+ * and the exit codes. And the command reference in docs/, which oclif generates from the commands.
+ */
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {ROOT} from '../helpers/cli'
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+// As a user's shell has it: not jest's NODE_ENV=test (oclif would look for the TypeScript sources).
+const {NODE_ENV: _jest, ...inherited} = process.env
+const env = {...inherited, TZ: 'UTC', COLUMNS: '200', NODE_OPTIONS: '', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', FORCE_COLOR: '0', npm_config_audit: 'false', npm_config_fund: 'false'}
+const work = mkdtempSync(join(tmpdir(), 'skewscan-pack-'))
+afterAll(() => rmSync(work, {recursive: true, force: true}))
+
+function run(cmd: string, args: string[], opts: {cwd?: string; timeout?: number; env?: Record<string, string>} = {}): {status: number | null; stdout: string; stderr: string} {
+  const r = spawnSync(cmd, args, {cwd: opts.cwd ?? ROOT, env: {...env, ...opts.env}, encoding: 'utf8', timeout: opts.timeout ?? 120_000})
+  return {status: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+describe('the packed CLI, installed as a user installs it', () => {
+  let skewscan: string
+  beforeAll(() => {
+    const packed = run(npm, ['pack', '--pack-destination', work, '--silent'])
+    expect(packed.stderr.replace(/npm warn.*\n?/gi, '')).not.toMatch(/ERR!/)
+    expect(packed.status).toBe(0)
+    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))
+    expect(tarball).toBeDefined()
+    const prefix = join(work, 'prefix')
+    // From npm's cache where it can (the checkout's `npm ci` filled it), the registry otherwise.
+    const installed = run(npm, ['install', '--prefix', prefix, join(work, tarball as string), '--omit=dev', '--prefer-offline'], {timeout: 300_000})
+    expect([installed.status, installed.stderr.match(/ERR!.*/g)]).toEqual([0, null])
+    skewscan = join(prefix, 'node_modules', '.bin', 'skewscan')
+  }, 420_000)
+
+  it('answers --help, -h, --version and help COMMAND', () => {
+    const help = run(skewscan, ['--help'])
+    expect(help.status).toBe(0)
+    for (const c of ['analyze', 'compare', 'export', 'probe', 'lab', 'autocomplete', 'help', 'version']) expect(help.stdout).toContain(c)
+    expect(run(skewscan, ['-h']).stdout).toBe(help.stdout)
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string
+    expect(run(skewscan, ['--version']).stdout).toContain(`skewscan/${version}`)
+    expect(run(skewscan, ['-v']).stdout).toContain(`skewscan/${version}`)
+    expect(run(skewscan, ['help', 'analyze']).stdout).toMatch(/USAGE\s+\$ skewscan analyze/)
+  })
+
+  it('analyses a real capture (gzip) and exits 0; exits 1 on --fail-on, 2 on a missing file, 127 on an unknown command', () => {
+    const capture = join(ROOT, 'fixtures', 'captures', 'rr-3', 'nginx.jsonl.gz')
+    const ok = run(skewscan, ['analyze', capture])
+    expect([ok.status, ok.stderr]).toEqual([0, ''])
+    expect(ok.stdout).toMatch(/^16 users hit failed assets: 11 page loads of 90 crashed/)
+    const json = run(skewscan, ['analyze', capture, '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({schemaVersion: 2, totals: {affectedUsers: 16, brokenPageLoads: 11}})
+    const gated = run(skewscan, ['analyze', capture, '--fail-on', 'affected-users>10'])
+    expect(gated.status).toBe(1)
+    expect(gated.stderr).toMatch(/--fail-on: affected-users>10 \(measured 16\)/)
+    const missing = run(skewscan, ['analyze', join(work, 'nope.log')])
+    expect(missing.status).toBe(2)
+    expect(missing.stderr).toMatch(/nope\.log/)
+    const typo = run(skewscan, ['analyse', capture])
+    expect(typo.status).toBe(127)
+    expect(typo.stderr).toMatch(/^Did you mean skewscan analyze\?\n/)
+    expect(typo.stderr).toMatch(/not a[\s›]+skewscan command/)
+    const flag = run(skewscan, ['analyze', capture, '--deploy', 'x'])
+    expect(flag.status).toBe(2)
+    expect(flag.stderr).toMatch(/Nonexistent flag: --deploy\. Did you mean --deploys\?/)
+    expect(flag.stderr).not.toMatch(/USAGE/)
+  })
+})
+
+describe('the command reference', () => {
+  it('docs/commands.md is what oclif generates from the commands now (npm run docs)', () => {
+    const r = run(join(ROOT, 'node_modules', '.bin', 'oclif'), ['readme', '--readme-path', 'docs/commands.md', '--no-aliases', '--no-source-links', '--dry-run'],
+      // Development mode: oclif reads the commands' sources, not a build that may be older; help is laid out for 120 columns.
+      {timeout: 120_000, env: {NODE_ENV: 'development', COLUMNS: '120'}})
+    expect(r.status).toBe(0)
+    const generated = r.stdout.replace(/^replacing .*\n/, '').trimEnd()
+    expect(generated).toBe(readFileSync(join(ROOT, 'docs', 'commands.md'), 'utf8').trimEnd())
+  }, 120_000)
+})
