@@ -64,7 +64,8 @@ export function compareReport(split: CompareReport['split'], groups: {name: stri
 function verdict(before: CompareGroup, after: CompareGroup, expected: number | null, pods: number | null): string {
   if (before.deploys === 0 || after.deploys === 0) return `No deploys in ${before.deploys === 0 ? before.name : after.name}: nothing to compare.`
   const deploys = (n: number): string => `${n} deploy${n === 1 ? '' : 's'}`
-  const moved = `Page loads broken by the rollout race went from ${pct(before.brokenShare)} (${before.name}, ${deploys(before.deploys)}) to ${pct(after.brokenShare)} (${after.name}, ${deploys(after.deploys)})`
+  const points = Math.round((after.brokenShare - before.brokenShare) * 1000) / 10
+  const moved = `Page loads broken by the rollout race went from ${pct(before.brokenShare)} (${before.name}, ${deploys(before.deploys)}) to ${pct(after.brokenShare)} (${after.name}, ${deploys(after.deploys)}), ${points > 0 ? '+' : points < 0 ? '−' : '±'}${Math.abs(points)} percentage points`
   if (expected === null) return `${moved}; the logs name no pods, so the cookie-affinity residual (about 1/pods) cannot be estimated (--pods N).`
   const tolerance = Math.max(0.02, expected * 0.25)
   const judged = after.brokenShare <= expected + tolerance

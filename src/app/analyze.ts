@@ -39,6 +39,8 @@ export interface AnalyzeRequest {
   onFailure?: (f: FailureRecord) => void
   /** Called with notes for the user (stderr): sources re-read sorted, and the like. */
   onNotice?: (message: string) => void
+  /** Called now and then while the sources are read: records so far, and the log time reached. */
+  onProgress?: (p: {records: number; time: number | undefined}) => void
   /** Large plain line files are read in worker threads (the default); `false` reads everything on this thread. */
   parallel?: ParallelOptions | false
   /** How a source found out of time order is sorted: in runs of this many events, spilled to disk. */
@@ -91,7 +93,12 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
       const events = eventsOf(s, skippedBySource[i] as Skipped)
       return sortWhole.has(s.displayName) ? sortedBySpilling(events, req.spill) : reorder(events, s.displayName, req.reorderWindowMs)
     })
-    for await (const batch of merge(streams)) for (const e of batch) analyzer.push(e)
+    let read = 0
+    for await (const batch of merge(streams)) {
+      for (const e of batch) analyzer.push(e)
+      read += batch.length
+      if (req.onProgress && (read & ~0x3fff) !== ((read - batch.length) & ~0x3fff)) req.onProgress({records: read, time: analyzer.last})
+    }
     const outcome = analyzer.finish(declared)
     // Handed over only once the run is final: a source re-read in order starts the analysis over.
     if (req.onFailure) for (const f of collected) req.onFailure(f)

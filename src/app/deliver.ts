@@ -10,6 +10,8 @@ export interface OutputPlan {
   output?: string
   /** Write every format to a dated file in this folder. */
   outDir?: string
+  /** `output` may replace a file that exists. */
+  force?: boolean
 }
 
 export interface Delivery {
@@ -39,10 +41,17 @@ export async function deliver(r: AnalysisReport, plan: OutputPlan, ctx: RenderCo
     return {stdout: '', written}
   }
   if (plan.output) {
+    if (!plan.force) await refuseToOverwrite(plan.output)
     await writeReport(plan.output, rendered.map((x) => x.text).join(''))
     return {stdout: '', written: [plan.output]}
   }
   return {stdout: rendered.map((x) => x.text).join(''), written: []}
+}
+
+/** A report never replaces a file without `--force` (as `export` does not). */
+export async function refuseToOverwrite(path: string): Promise<void> {
+  const exists = await fs.stat(path).then(() => true, () => false)
+  if (exists) throw new InputError(`${path} exists: give --force to replace it, or another --output`, path)
 }
 
 export async function writeReport(path: string, text: string): Promise<void> {

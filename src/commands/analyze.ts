@@ -4,13 +4,13 @@ import {analyze} from '../app/analyze'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
 import {datadogFlags} from '../cli/datadog-flags'
-import {pullHooks, pullSummaryLine} from '../cli/datadog-progress'
+import {pullHooks, pullSummaryLine, readHooks} from '../cli/progress'
 import {EXIT} from '../cli/exit-codes'
 import {outputFlags} from '../cli/output-flags'
 import {analyzeSettings} from '../config/analyze-options'
 import {liveRequest, wantsDatadog} from '../config/datadog'
 import {failedRules, measure} from '../config/fail-on'
-import {outputSettings} from '../config/output-options'
+import {outputSettings, tableWidth} from '../config/output-options'
 import {ConfigError} from '../config/parse'
 import type {AnalysisReport, FailureRecord} from '../model/report'
 import {NEEDS_FAILURES} from '../report/format-names'
@@ -48,6 +48,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const {argv, flags} = await this.parse(Analyze)
     const settings = analyzeSettings(flags)
     const {plan, failOn} = outputSettings(flags)
+    if (this.jsonEnabled() && flags.format) this.notice(`--json prints the report as JSON to stdout; --format ${flags.format.join(',')} is not used (leave out --json, or use --format json)`)
     if (argv.length === 0 && !wantsDatadog(flags)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
     // Modules loaded only when used (start-up time): an offline run never loads the Datadog code, a
     // --json run no renderer. `require`, not `import()`, which would bypass ts-node in dev mode.
@@ -55,13 +56,15 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const live = wantsDatadog(flags) ? await (require('../sources/datadog/live-source') as typeof import('../sources/datadog/live-source'))
       .openDatadogLogs(liveRequest(flags, process.env, Date.now(), settings), pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
     const failures: FailureRecord[] = []
+    const reading = readHooks((m) => this.notice(m), process.stderr.isTTY === true && !live)
     const report = await analyze({
       ...settings, analysis: {...settings.analysis, detail: plan.formats.includes('html')},
       inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
       onFailure: plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
-      sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, onNotice: (m) => this.notice(m),
+      sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, onNotice: (m) => reading.note(m), onProgress: reading.onProgress,
       parallel: flags.workers === undefined ? undefined : flags.workers === 0 ? false : {workers: flags.workers},
     })
+    reading.done()
     if (report.input.datadog) this.notice(pullSummaryLine(report.input.datadog))
     if (report.input.records === 0) this.notice('The input holds no records: the report is empty.')
     if (!this.jsonEnabled()) {
@@ -69,7 +72,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
       const {deliver} = require('../app/deliver') as typeof import('../app/deliver')
       const {headline} = require('../report/table') as typeof import('../report/table')
       /* eslint-enable @typescript-eslint/no-require-imports */
-      const width = plan.output || plan.outDir || !process.stdout.isTTY ? undefined : process.stdout.columns
+      const width = tableWidth(flags, process.stdout)
       const out = await deliver(report, plan, {failures, generatedAt: new Date(), version: this.config.version, topSessions: flags.top, ...(width ? {width} : {})})
       this.print(out.stdout)
       if (out.written.length > 0) this.notice(`${headline(report)} Wrote ${out.written.join(', ')}`)

@@ -4,7 +4,9 @@ import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
 import {analyzeSettings} from '../config/analyze-options'
 import {compareSettings} from '../config/compare-options'
-import {writeReport} from '../app/deliver'
+import {refuseToOverwrite, writeReport} from '../app/deliver'
+import {outputFlags} from '../cli/output-flags'
+import {tableWidth} from '../config/output-options'
 import type {CompareReport} from '../model/compare'
 import {renderCompareHtml, renderCompareMarkdown, renderCompareTable} from '../report/compare'
 
@@ -29,6 +31,9 @@ Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed.`
     pods: Flags.integer({min: 1, description: 'replicas per deploy, when the logs name no upstream pods'}),
     format: Flags.string({description: 'table (default), json, markdown or html', helpGroup: 'OUTPUT'}),
     output: Flags.string({char: 'o', description: 'write the report to this file instead of stdout', helpGroup: 'OUTPUT'}),
+    force: outputFlags.force,
+    wide: outputFlags.wide,
+    columns: outputFlags.columns,
   }
 
   async run(): Promise<CompareReport> {
@@ -40,8 +45,11 @@ Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed.`
     })
     const text = settings.format === 'json' ? `${JSON.stringify(report, null, 2)}\n`
       : settings.format === 'markdown' ? renderCompareMarkdown(report)
-        : settings.format === 'html' ? renderCompareHtml(report, new Date(), this.config.version) : renderCompareTable(report)
-    if (flags.output) await writeReport(flags.output, text)
+        : settings.format === 'html' ? renderCompareHtml(report, new Date(), this.config.version) : renderCompareTable(report, tableWidth(flags, process.stdout))
+    if (flags.output) {
+      if (!flags.force) await refuseToOverwrite(flags.output)
+      await writeReport(flags.output, text)
+    }
     else this.print(text)
     return report
   }

@@ -3,7 +3,7 @@ import {ExportInterrupted, exportLogs, type ExportResult} from '../app/export'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
 import {datadogFlags, pullFlag} from '../cli/datadog-flags'
-import {pullHooks, pullSummaryLine} from '../cli/datadog-progress'
+import {pullHooks, pullSummaryLine} from '../cli/progress'
 import {exportSettings} from '../config/datadog'
 
 const {'asset-pattern': assetPattern, 'default-asset-patterns': defaultAssetPatterns, 'shell-path': shellPath, 'length-tolerance': lengthTolerance, horizon, lookahead, field} = analysisFlags

@@ -1,11 +1,21 @@
-import Table from 'cli-table3'
 import type {CompareReport} from '../model/compare'
+import {fitTable} from './fit-table'
 import {esc, htmlPage} from './html'
 import {mdCell} from './markdown'
-import {duration, shortTime} from './table'
+import {duration, shortTime, wrap} from './table'
 
 const pct = (x: number): string => `${Math.round(x * 1000) / 10}%`
-const plain = {head: [] as string[], border: [] as string[]}
+
+/**
+ * A change of a share, written so it cannot be misread: the two shares, the difference in
+ * percentage points, and the factor (`50% → 52.4%: +2.4 percentage points, 1.05× as high`).
+ */
+export function shareChange(before: number, after: number): string {
+  const points = Math.round((after - before) * 1000) / 10
+  const sign = points > 0 ? '+' : points < 0 ? '−' : '±'
+  const factor = before === 0 ? '' : `, ${Math.round((after / before) * 100) / 100}× as high`
+  return `${pct(before)} → ${pct(after)}: ${sign}${Math.abs(points)} percentage points${factor}`
+}
 
 function cells(r: CompareReport) {
   return {
@@ -22,19 +32,23 @@ const GROUP_HEAD = ['Group', 'Deploys', 'Pods', 'Page loads', 'Race broken', 'Sh
 function expectation(r: CompareReport): string {
   const c = r.comparison
   if (!c) return 'Only one group: nothing to compare.'
-  const change = c.relativeChange === null ? '' : ` (${c.relativeChange > 0 ? '+' : ''}${pct(c.relativeChange)})`
   const affinity = c.affinityExpectedShare === null ? '' : `; cookie affinity alone predicts about ${pct(c.affinityExpectedShare)}`
-  return `${c.before} → ${c.after}: race broken share ${pct(c.brokenShareBefore)} → ${pct(c.brokenShareAfter)}${change}${affinity}.`
+  return `${c.before} → ${c.after}: share of page loads in the deploy windows broken by the race, ${shareChange(c.brokenShareBefore, c.brokenShareAfter)}${affinity}.`
 }
 
-export function renderCompareTable(r: CompareReport): string {
+/** Columns of a table from a heading row and cell rows; the first `keep` columns are never left out. */
+function columns(head: readonly string[], rows: readonly (string | number)[][], keep: number): Parameters<typeof fitTable>[0] {
+  return head.map((h, i) => ({head: h, cells: rows.map((r) => r[i] ?? ''), ...(i >= keep ? {drop: head.length - i} : {}), ...(typeof rows[0]?.[i] === 'number' ? {align: 'right' as const} : {})}))
+}
+
+export function renderCompareTable(r: CompareReport, width?: number): string {
   const {deploys, groups} = cells(r)
-  const d = new Table({head: DEPLOY_HEAD, style: plain})
-  d.push(...deploys)
-  const g = new Table({head: GROUP_HEAD, style: plain})
-  g.push(...groups)
+  const fit = (head: readonly string[], rows: (string | number)[][]): string => {
+    const t = fitTable(columns(head, rows, 8), width)
+    return t.dropped.length > 0 ? `${t.text}\n(${t.dropped.join(', ')} left out to fit ${width} columns: --wide shows them)` : t.text
+  }
   const split = r.split.kind === 'fix-date' ? `Split at ${shortTime(r.split.fixDate)}.` : 'Split by labelled input sets.'
-  return [r.comparison?.verdict ?? expectation(r), '', split, 'Per deploy', d.toString(), '', 'Per group', g.toString(), '', expectation(r), ''].join('\n')
+  return [wrap(r.comparison?.verdict ?? expectation(r), width), '', split, 'Per deploy', fit(DEPLOY_HEAD, deploys), '', 'Per group', fit(GROUP_HEAD, groups), '', wrap(expectation(r), width), ''].join('\n')
 }
 
 export function renderCompareMarkdown(r: CompareReport): string {
@@ -49,17 +63,24 @@ export function renderCompareHtml(r: CompareReport, generatedAt: Date, version: 
   const {deploys, groups} = cells(r)
   const table = (head: string[], rows: (string | number)[][]): string =>
     `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((x) => `<tr>${x.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`
-  // Bars of broken share per deploy, grouped: the drop is visible at a glance.
+  // Bars of broken share per deploy, labelled by group and deploy, with their values and an axis.
   const max = Math.max(0.01, ...r.deploys.map((d) => d.brokenShare))
+  const top = Math.ceil(max * 10) / 10
+  const plotH = 120
+  const y = (share: number): number => 20 + plotH - (share / top) * plotH
+  const ticks = [0, top / 2, top].map((v) => `<line class="base" x1="44" x2="${50 + r.deploys.length * 56}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/>` +
+    `<text class="axis" x="40" y="${(y(v) + 3).toFixed(1)}" text-anchor="end">${esc(pct(v))}</text>`).join('')
   const bars = r.deploys.map((d, i) => {
-    const h = (d.brokenShare / max) * 120
-    return `<rect class="share ${r.groups[0]?.name === d.group ? 'first' : 'later'}" x="${20 + i * 46}" y="${140 - h}" width="32" height="${h.toFixed(1)}"><title>${esc(`${d.group} ${d.id}: ${pct(d.brokenShare)}`)}</title></rect>` +
-      `<text class="axis" x="${36 + i * 46}" y="156">${esc(d.id)}</text>`
+    const x = 54 + i * 56
+    const h = (d.brokenShare / top) * plotH
+    return `<rect class="share ${r.groups[0]?.name === d.group ? 'first' : 'later'}" x="${x}" y="${(20 + plotH - h).toFixed(1)}" width="36" height="${h.toFixed(1)}"><title>${esc(`${d.group} ${d.id}: ${pct(d.brokenShare)} of ${d.pageLoads} page loads`)}</title></rect>` +
+      `<text class="axis" x="${x + 18}" y="${(16 + plotH - h).toFixed(1)}" text-anchor="middle">${esc(pct(d.brokenShare))}</text>` +
+      `<text class="axis" x="${x + 18}" y="${plotH + 34}" text-anchor="middle">${esc(d.group)}</text><text class="axis" x="${x + 18}" y="${plotH + 46}" text-anchor="middle">${esc(d.id)}</text>`
   }).join('')
-  const svg = `<svg class="compare" viewBox="0 0 ${Math.max(300, 40 + r.deploys.length * 46)} 165" width="100%" xmlns="http://www.w3.org/2000/svg">${bars}</svg>`
+  const svg = `<svg class="compare" viewBox="0 0 ${Math.max(320, 70 + r.deploys.length * 56)} ${plotH + 56}" width="100%" role="img" aria-label="share of page loads broken by the race, per deploy" xmlns="http://www.w3.org/2000/svg">${ticks}${bars}</svg>`
   return htmlPage('skewscan: did the fix work?', [
     '<h1>Did the fix work?</h1>', `<p class="muted">Generated ${esc(generatedAt.toISOString())} by skewscan ${esc(version)}</p>`,
-    `<p class="answer">${esc(r.comparison?.verdict ?? expectation(r))}</p>`, '<h2>Broken share per deploy</h2>', svg,
+    `<p class="answer">${esc(r.comparison?.verdict ?? expectation(r))}</p>`, '<h2>Share of page loads broken by the rollout race, per deploy</h2>', svg,
     '<h2>Per group</h2>', table(GROUP_HEAD, groups), `<p>${esc(expectation(r))}</p>`, '<h2>Per deploy</h2>', table(DEPLOY_HEAD, deploys),
   ].join('\n'))
 }

@@ -20,7 +20,8 @@ export interface RenderContext {
 export function render(format: Format, r: AnalysisReport, ctx: RenderContext): string {
   switch (format) {
     case 'table': return renderTable(r, {topSessions: ctx.topSessions, ...(ctx.width ? {width: ctx.width} : {})})
-    case 'json': return `${JSON.stringify(r, null, 2)}\n`
+    // The same JSON whatever other formats are asked for (the HTML report's detail stays out of it).
+    case 'json': return `${JSON.stringify({...r, details: undefined}, null, 2)}\n`
     case 'ndjson': return ctx.failures.map((f) => `${JSON.stringify(f)}\n`).join('')
     case 'csv': return renderCsv(ctx.failures)
     case 'markdown': return renderMarkdown(r)

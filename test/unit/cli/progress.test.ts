@@ -1,4 +1,4 @@
-import {ProgressLine, pullSummaryLine, renderProgress} from '../../../../src/cli/datadog-progress'
+import {ProgressLine, pullSummaryLine, readHooks, renderProgress} from '../../../src/cli/progress'
 
 const status = {phase: 'pulling' as const, slicesDone: 3, slicesTotal: 8, pages: 12, events: 11482, requests: 17, retries: 2, budget: {name: 'logs', limit: 300, remaining: 283, resetInSeconds: 2460}, etaSeconds: 130}
 
@@ -39,5 +39,36 @@ describe('progress on stderr', () => {
       query: 'service:web', from: '', to: '', site: 'datadoghq.com', pull: 'windows', narrowing: {aggregate: 'used', shellLengths: [1832]}, held: 466, pulled: 388,
       duplicates: 0, requests: {total: 20, search: 17, aggregate: 3, events: 0, retries: 1}, slices: 6, windows: {count: 1, pulledSeconds: 2340, rangeSeconds: 3000, list: []},
     })).toBe('Datadog: pulled 388 events (83.3% of 466 in the range) with 20 requests (17 search, 3 aggregate, 0 events, 1 retries) in 6 slices, 1 asset window (39 of 50 min)')
+  })
+})
+
+describe('progress of a long file read', () => {
+  it('says nothing for the first 2 s, then the records read and the log time, rewritten in place; cleared at the end', () => {
+    const out: string[] = []
+    let now = 0
+    const hooks = readHooks((s) => out.push(s), true, () => now)
+    hooks.onProgress({records: 16_384, time: Date.parse('2026-11-30T07:18:30Z')})
+    now = 2100
+    hooks.onProgress({records: 32_768, time: Date.parse('2026-11-30T07:19:00Z')})
+    now = 2200
+    hooks.onProgress({records: 49_152, time: undefined})
+    now = 2700
+    hooks.onProgress({records: 65_536, time: Date.parse('2026-11-30T07:20:00Z')})
+    hooks.done()
+    expect(out).toEqual([
+      'reading: 32,768 records, log time 2026-11-30 07:19:00Z',
+      '\u001b[1A\u001b[2Kreading: 65,536 records, log time 2026-11-30 07:20:00Z',
+      '\u001b[1A\u001b[2K\u001b[1A',
+    ])
+  })
+
+  it('never when stderr is piped', () => {
+    const out: string[] = []
+    let now = 0
+    const hooks = readHooks((s) => out.push(s), false, () => now)
+    now = 5000
+    hooks.onProgress({records: 1, time: undefined})
+    hooks.done()
+    expect(out).toEqual([])
   })
 })

@@ -28,16 +28,32 @@ function duration(s: number): string {
 export class ProgressLine {
   private shown = false
   private last = 0
+  private readonly started: number
 
-  constructor(private readonly write: (line: string) => void, private readonly enabled: boolean, private readonly now: () => number = Date.now, private readonly intervalMs = 500) {}
+  /** `delayMs`: nothing is shown before the work has lasted this long (short runs stay quiet). */
+  constructor(private readonly write: (line: string) => void, private readonly enabled: boolean, private readonly now: () => number = Date.now, private readonly intervalMs = 500, private readonly delayMs = 0) {
+    this.started = now()
+  }
 
   update(p: PullStatus, force = false): void {
+    this.show(() => renderProgress(p), force)
+  }
+
+  /** Shows the line `text()` makes (made only when it is shown). */
+  show(text: () => string, force = false): void {
     if (!this.enabled) return
     const t = this.now()
+    if (t - this.started < this.delayMs) return
     if (!force && this.shown && t - this.last < this.intervalMs) return
     this.last = t
-    this.write(`${this.shown ? '\u001b[1A\u001b[2K' : ''}${renderProgress(p)}`)
+    this.write(`${this.shown ? '\u001b[1A\u001b[2K' : ''}${text()}`)
     this.shown = true
+  }
+
+  /** The work is done: the line goes, so what follows starts clean. */
+  clear(): void {
+    if (this.shown) this.write('\u001b[1A\u001b[2K\u001b[1A')
+    this.shown = false
   }
 
   /** A notice (retry, fallback): printed as is; progress resumes under it. */
@@ -63,4 +79,21 @@ export function pullSummaryLine(s: DatadogInputSummary): string {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** How far the reading of files has come, for the progress line of a long run. */
+export interface ReadProgress {
+  records: number
+  /** The log time reached (epoch ms), when any event was read. */
+  time: number | undefined
+}
+
+/** Progress of a long file read: on a terminal only, after 2 s, at most twice a second. */
+export function readHooks(notice: (line: string) => void, tty: boolean, now: () => number = Date.now): {onProgress: (p: ReadProgress) => void; note: (m: string) => void; done: () => void} {
+  const line = new ProgressLine(notice, tty, now, 500, 2000)
+  return {
+    note: (m) => line.note(m),
+    onProgress: (p) => line.show(() => `reading: ${p.records.toLocaleString('en-US')} records${p.time === undefined ? '' : `, log time ${new Date(p.time).toISOString().replace('T', ' ').slice(0, 19)}Z`}`),
+    done: () => line.clear(),
+  }
 }
