@@ -6,6 +6,8 @@ import {compareSettings, labSettings} from '../lab/options'
 import {renderLabEvent, renderLabReport} from '../lab/render'
 import type {CompareReport, LabReport} from '../lab/report'
 import {interruptSignal} from '../probe/interrupt'
+import {outputFlags} from '../cli/output-flags'
+import {tableWidth} from '../config/output-options'
 
 /** Flags of one lab run; --compare decides these itself. */
 const ONE_RUN = ['compare']
@@ -50,6 +52,8 @@ export default class Lab extends BaseCommand {
     'ingress-log': Flags.string({exclusive: ONE_RUN, description: 'also write ingress-nginx access lines here'}),
     'deploys-out': Flags.string({exclusive: ONE_RUN, description: 'write the deploy windows here (JSON list, as analyze --deploys reads)'}),
     compare: Flags.boolean({default: false, description: 'run every strategy with the same simulated browsers and print one table'}),
+    wide: outputFlags.wide,
+    columns: outputFlags.columns,
   }
 
   async run(): Promise<LabReport | CompareReport> {
@@ -60,7 +64,7 @@ export default class Lab extends BaseCommand {
         const settings = compareSettings(flags)
         this.notice(`Comparing strategies: one rolling deploy of ${settings.replicas} pods, ${settings.stepMs / 1000} s per pod, ${settings.browsers} browsers each, all on 127.0.0.1…`)
         const report = await compareStrategies({...settings, signal: interrupt.signal})
-        this.print(renderCompare(report.strategies))
+        this.print(renderCompare(report.strategies, tableWidth(flags, process.stdout)))
         return report
       }
       const report = await runLab({

@@ -1,4 +1,5 @@
-import Table from 'cli-table3'
+import {fitTable} from '../report/fit-table'
+import {wrap} from '../report/table'
 import type {DeployStrategy} from './schedule'
 import type {MissingMode} from './pod'
 import type {BrowserSummary} from './record'
@@ -49,23 +50,27 @@ export function compareRow(s: StrategyDefinition, b: BrowserSummary, deploySecon
 
 const secs = (s: number | null): string => (s === null ? '-' : `${s.toFixed(1)} s`)
 
-/** The comparison as a terminal table, one strategy a row. */
-export function renderCompare(rows: readonly CompareRow[]): string {
-  const table = new Table({
-    head: ['Strategy', 'Page loads', 'Broken', 'Per 1000', 'Load/later', 'Users hit/busy', 'Window', 'Deploy', 'HTML/404', 'Old→new/New→old'],
-    style: {head: [], border: []},
-  })
-  for (const r of rows) {
-    table.push([
-      r.label, r.pageLoads, r.brokenPageLoads, r.perThousand.toFixed(1), `${r.byPhase.load}/${r.byPhase.lazy}`, `${r.affectedUsers}/${r.exposedUsers}`, secs(r.windowSeconds), secs(r.deploySeconds),
-      `${r.bySymptom.html}/${r.bySymptom.missing}`, `${r.byDirection.oldPageNewPod}/${r.byDirection.newPageOldPod}`,
-    ])
-  }
+/** The comparison as a terminal table, one strategy a row, fitted to `width` columns when given. */
+export function renderCompare(rows: readonly CompareRow[], width?: number): string {
+  const r = [...rows]
+  const {text, dropped} = fitTable([
+    {head: 'Strategy', cells: r.map((x) => x.label)},
+    {head: 'Page loads', cells: r.map((x) => x.pageLoads), align: 'right', drop: 5},
+    {head: 'Broken', cells: r.map((x) => x.brokenPageLoads), align: 'right'},
+    {head: 'Per 1000', cells: r.map((x) => x.perThousand.toFixed(1)), align: 'right'},
+    {head: 'Load/later', cells: r.map((x) => `${x.byPhase.load}/${x.byPhase.lazy}`), align: 'right', drop: 4},
+    {head: 'Users hit/busy', cells: r.map((x) => `${x.affectedUsers}/${x.exposedUsers}`), align: 'right'},
+    {head: 'Window', cells: r.map((x) => secs(x.windowSeconds)), align: 'right'},
+    {head: 'Deploy', cells: r.map((x) => secs(x.deploySeconds)), align: 'right', drop: 3},
+    {head: 'HTML/404', cells: r.map((x) => `${x.bySymptom.html}/${x.bySymptom.missing}`), align: 'right', drop: 1},
+    {head: 'Old→new/New→old', cells: r.map((x) => `${x.byDirection.oldPageNewPod}/${x.byDirection.newPageOldPod}`), align: 'right', drop: 2},
+  ], width)
   const legend = [
     'Broken: page loads with at least one script or stylesheet answered by HTML (the SPA fallback) or 404. Load/later: broken while',
     'loading (the rollout race) / only later, by a lazy chunk of a build no longer served (stale tabs).',
     'Users hit/busy: browsers with a broken page load / browsers busy while the deploy ran.',
     'Window: first to last broken request. HTML/404: the symptom, in failed requests. Old→new: an old page asked a new pod; New→old: the reverse.',
-  ]
-  return `${table.toString()}\n${legend.join('\n')}\n`
+  ].join(' ')
+  const note = dropped.length > 0 ? `\n(${dropped.join(', ')} left out to fit ${width} columns: --wide shows them)` : ''
+  return `${text}${note}\n${wrap(legend, width)}\n`
 }
