@@ -34,11 +34,11 @@ function main(): void {
   const {out, names} = parseArgs(process.argv.slice(2))
   for (const name of names) {
     const truth = writeScenario(name, join(out, name))
-    const kinds = truth.incidents.map((i) => `${i.id}:${i.kind}${i.deployId ? `(${i.deployId})` : ''}`).join(' ') || 'none'
+    const kinds = truth.incidents.map((i) => `${i.id}:${i.cause}${i.deployId ? `(${i.deployId})` : ''}`).join(' ') || 'none'
+    const t = truth.totals
     console.log(
-      `${name}: ${truth.requestsTotal} requests, ${truth.pageLoadsTotal} page loads, ` +
-        `${truth.brokenPageLoadsTotal} broken, ${truth.failedRequestsTotal} failed requests, ` +
-        `${truth.affectedUsers.length} users, orphans ${truth.orphans.requests}/${truth.orphans.clients}, incidents ${kinds}`,
+      `${name}: ${truth.requestsTotal} requests, ${t.pageLoads} page loads, ${t.brokenPageLoads} crashed, ` +
+        `${t.failedRequests} failed requests, ${t.affectedUsers} users, orphans ${truth.orphans.requests}/${truth.orphans.clients}, incidents ${kinds}`,
     )
   }
 }

@@ -64,6 +64,11 @@ export const SCANNERS: readonly {ip: string; userAgent: string; paths: readonly 
 
 export const PROBE = {ip: '10.0.0.15', userAgent: 'kube-probe/1.29'}
 
+/** The deploy pipeline's runner, polling the site while a rollout runs. */
+export const DEPLOY_WATCHER = {ip: '10.0.3.17', userAgent: 'curl/8.5.0'}
+
+export const MONITOR = {ip: '216.144.250.150', userAgent: 'Mozilla/5.0+(compatible; UptimeRobot/2.0; http://www.uptimerobot.com/)'}
+
 /** skewscan's own probe (`skewscan probe`), run by an SRE around a deploy. */
 export const SKEWSCAN_PROBE = {ip: '198.51.100.250', userAgent: 'skewscan-probe/0.1.0'}
 

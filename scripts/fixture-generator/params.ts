@@ -28,6 +28,8 @@ export const DEFAULT_PARAMS: SimParams = {
   resolution: 's',
   incidentGapSeconds: 300,
   deployMarginSeconds: 60,
+  uptimeEverySeconds: 0,
+  watchEverySeconds: 0,
   healthzEverySeconds: 60,
   crawler: true,
   crawlerPagesEverySeconds: 0,

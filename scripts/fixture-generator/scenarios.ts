@@ -7,21 +7,28 @@ export interface Scenario {
 }
 
 /**
- * Shared shape: 40 minutes of traffic, the first deploy 10 minutes in, browser arrivals raised for a
- * few minutes around each deploy (six-fold) (busy enough that a rollout breaks several page loads while every
- * file stays small), and stale lazy loads at least 8.5 minutes after a deploy ends, which keeps them
- * more than the 5-minute incident gap away from the rollout's own failures.
+ * Shared shape: 24 minutes of traffic, the first deploy 8 minutes in, browser arrivals raised
+ * nine-fold for a few minutes around each deploy (busy enough that a rollout breaks several page
+ * loads while every file stays small), stale lazy loads at least 8.5 minutes after a deploy ends,
+ * and the noise of a real site: kube-probe, Googlebot (pages, bundles, old bundles after a deploy),
+ * scanners (two bots and one with a browser's user agent), DevTools source maps, a web font.
  */
 const common: Partial<SimParams> = {
   start: '2026-11-29T14:00:00.000Z',
-  durationSeconds: 40 * 60,
+  durationSeconds: 24 * 60,
   replicas: 3,
   step: 30,
-  firstDeployAtSeconds: 10 * 60,
-  browsersPerMinute: 0.8,
-  surge: {factor: 6, beforeSeconds: 150, afterSeconds: 20},
+  firstDeployAtSeconds: 8 * 60,
+  browsersPerMinute: 0.5,
+  surge: {factor: 9, beforeSeconds: 150, afterSeconds: 20},
   apiShare: 0.25,
+  fontShare: 0.5,
+  devtoolsShare: 0.06,
   healthzEverySeconds: 120,
+  uptimeEverySeconds: 300,
+  watchEverySeconds: 3,
+  crawlerPagesEverySeconds: 600,
+  scanners: 3,
   staleShare: 0.15,
   staleMinAfterEndSeconds: 510,
   ddPageSize: 500,
@@ -29,24 +36,38 @@ const common: Partial<SimParams> = {
 
 export const scenarios: Record<string, Scenario> = {
   'rolling-round-robin': {
-    description: 'One rolling deploy (3 pods, 30 s steps) behind a round-robin balancer with SPA fallback.',
-    params: {...common, seed: 110, deploys: 1, routing: 'round-robin', missing: 'fallback'},
+    description: 'One rolling deploy (3 pods, 30 s steps) behind a round-robin balancer with SPA fallback; skewscan probe runs during it.',
+    params: {...common, seed: 141, deploys: 1, routing: 'round-robin', missing: 'fallback', probeEverySeconds: 15},
   },
   'rolling-sticky': {
     description: 'The same traffic as rolling-round-robin, with ingress-nginx cookie affinity (INGRESSCOOKIE).',
-    params: {...common, seed: 110, deploys: 1, routing: 'cookie', missing: 'fallback'},
+    params: {...common, seed: 141, deploys: 1, routing: 'cookie', missing: 'fallback', probeEverySeconds: 15},
   },
   'two-deploys': {
-    description: 'Three builds, two rolling deploys 15 minutes apart, round robin, SPA fallback.',
-    params: {...common, seed: 107, deploys: 2, every: 15 * 60, routing: 'round-robin', missing: 'fallback'},
+    description: 'Three builds, two rolling deploys 9 minutes apart, round robin, SPA fallback; tabs opened before the logs began fail as orphans.',
+    params: {...common, seed: 103, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, routing: 'round-robin', missing: 'fallback', preexistingTabs: 3},
   },
   'missing-404': {
     description: 'One rolling deploy where pods answer unknown asset paths with 404 instead of the shell.',
-    params: {...common, seed: 404, deploys: 1, routing: 'round-robin', missing: '404'},
+    params: {...common, seed: 431, deploys: 1, routing: 'round-robin', missing: '404'},
   },
   quiet: {
-    description: 'No deploy at all: only bots and scanners hit fallbacks (orphans); no incidents.',
-    params: {...common, seed: 505, durationSeconds: 36 * 60, deploys: 0, routing: 'round-robin', missing: 'fallback'},
+    description: 'No deploy at all: only crawlers, scanners and source maps hit fallbacks; no incidents.',
+    params: {...common, seed: 505, durationSeconds: 14 * 60, deploys: 0, routing: 'round-robin', missing: 'fallback'},
+  },
+  'two-apps': {
+    description: 'Two apps behind one ingress (web on shop.example.com, docs on docs.example.com, Vite-style assets), each deploying once, a minute apart.',
+    params: {
+      ...common, seed: 220, durationSeconds: 22 * 60, deploys: 1, routing: 'round-robin', missing: 'fallback',
+      otherApps: [{service: 'docs', origin: 'https://docs.example.com', shellBytes: [2290, 2318], firstDeployAtSeconds: 9 * 60, browsersPerMinute: 0.35}],
+    },
+  },
+  'dynamic-homepage': {
+    description: 'A homepage rendered per request (its length varies by tens of bytes, never twice the same): no build fingerprint; 404s for missing assets still tell the rollout.',
+    params: {
+      ...common, seed: 313, durationSeconds: 13 * 60, firstDeployAtSeconds: 6 * 60, deploys: 1, routing: 'round-robin', missing: '404',
+      dynamicShell: true, homeShare: 1, staleShare: 0,
+    },
   },
 }
 

@@ -9,13 +9,13 @@
  *
  * `simulateIter` / `runSimulation` stream requests so large runs need not hold them; `simulate` collects.
  */
-import {BROWSER_UAS, CRAWLER, DYNAMIC_SHELL_BAND, FAVICON_BYTES, HEALTHZ_BYTES, NOT_FOUND_BYTES, PROBE, profileOf, SCANNERS, SKEWSCAN_PROBE} from './catalog'
+import {BROWSER_UAS, CRAWLER, DEPLOY_WATCHER, DYNAMIC_SHELL_BAND, FAVICON_BYTES, HEALTHZ_BYTES, MONITOR, NOT_FOUND_BYTES, PROBE, profileOf, SCANNERS, SKEWSCAN_PROBE} from './catalog'
 import type {AppProfile} from './catalog'
 import {appStream, buildAssets, livePods, makeBuilds, planCluster} from './cluster'
 import type {Cluster} from './cluster'
 import {MinHeap} from './heap'
 import {appConfigs, resolveParams} from './params'
-import {isAssetPath, podTreatsAsAsset} from './paths'
+import {isAssetPath, isShellPath, podTreatsAsAsset} from './paths'
 import {Rng} from './rng'
 import {TruthCollector} from './truth'
 import type {Actor, Build, Pod, RequestRole, ResponseKind, SimParams, SimRequest, Simulation, Truth} from './types'
@@ -95,6 +95,8 @@ class AppRuntime {
   roundRobin = 0
   podCache: {from: number; to: number; live: Pod[]; stopped: Pod[]} | undefined
   readonly changeTimes: number[] = []
+  /** Builds whose shell has been served on a shell path (`/`): the logs have shown their fingerprint. */
+  readonly learned = new Set<string>()
   /** The dynamic shell's last length and every length it had. */
   readonly dynamic: {rng: Rng; current: number; used: Set<number>} | undefined
 
@@ -432,6 +434,27 @@ class Engine {
         bot(0, 'probe', PROBE.ip, PROBE.userAgent, t + r.uniform(0, 900), '/healthz', 'healthz')
       }
     }
+    if (p.uptimeEverySeconds > 0) {
+      // An uptime monitor checks every app's homepage, the first time as the logs begin.
+      const rr = new Rng(p.seed, 'uptime')
+      this.apps.forEach((_, i) => {
+        for (let t = this.startMs + rr.uniform(300, 900); t < this.endMs; t += p.uptimeEverySeconds * SECOND) {
+          bot(i, 'monitor', MONITOR.ip, MONITOR.userAgent, t, '/', 'bot-page')
+        }
+      })
+    }
+    if (p.watchEverySeconds > 0) {
+      // The deploy pipeline polls the site's homepage from the moment a rollout starts until just after it ends.
+      const rr = new Rng(p.seed, 'deploy-watch')
+      this.apps.forEach((rt, i) => {
+        for (const d of rt.cluster.deploys) {
+          for (let t = d.start + rr.uniform(150, 400); t < d.end + 5 * SECOND; t += p.watchEverySeconds * SECOND * rr.uniform(0.9, 1.1)) {
+            if (t >= d.end - DOCUMENT_CLEAR && t < d.end) continue
+            bot(i, 'monitor', DEPLOY_WATCHER.ip, DEPLOY_WATCHER.userAgent, t, '/', 'bot-page')
+          }
+        }
+      })
+    }
     const assetList = (rt: AppRuntime, b: Build): string[] => [b.main.path, b.vendor.path, b.css.path, ...rt.profile.routes.map((x) => b.chunks[x]?.path as string)]
     if (p.crawler) {
       // A routine crawl of the current build's bundles.
@@ -491,20 +514,37 @@ class Engine {
 
   // ------------------------------------------------------------ routing and responses
 
-  private route(rt: AppRuntime, it: Intent, t: number, live: Pod[]): Pod {
+  /**
+   * The pod that answers. Round robin over the live pods (oldest first), or the browser's
+   * INGRESSCOOKIE pod. Until a build's shell has been served on `/` once, its pods answer `/` only
+   * (the request goes to the next pod whose build the logs have shown): every length a shell comes
+   * back with is then one the logs showed on `/` before, never a route or a fallback body first.
+   */
+  private route(rt: AppRuntime, it: Intent, path: string, t: number, live: Pod[]): Pod {
     const nextInRotation = (): Pod => {
       const pod = live[rt.roundRobin % live.length] as Pod
       rt.roundRobin++
       return pod
     }
+    const shown = (pod: Pod): Pod => {
+      if (isShellPath(path) || rt.learned.size === 0 || rt.learned.has(pod.build)) return pod
+      for (let k = 0; k < live.length; k++) {
+        const other = live[(rt.roundRobin + k) % live.length] as Pod
+        if (rt.learned.has(other.build)) {
+          rt.roundRobin++
+          return other
+        }
+      }
+      return pod
+    }
     const b = it.browser
     if (this.params.routing === 'cookie' && it.actor === 'browser' && b) {
-      if (b.pinned && b.pinned.start <= t && t < b.pinned.stop) return b.pinned
+      if (b.pinned && b.pinned.start <= t && t < b.pinned.stop) return shown(b.pinned)
       // No cookie yet: the balancer picks and the cookie pins it. Pinned pod gone: re-pinned at random.
       b.pinned = b.pinned ? this.routing.pick(live) : nextInRotation()
-      return b.pinned
+      return shown(b.pinned)
     }
-    return nextInRotation()
+    return shown(nextInRotation())
   }
 
   private apiBytes(rt: AppRuntime, range: {min: number; max: number}): number {
@@ -598,9 +638,6 @@ class Engine {
     const page = it.pageLoad
     const pageBuild = page?.shellBuild ?? it.tabBuild
     if (it.lazy && pageBuild !== undefined && this.inLazyClearance(rt, pageBuild, exactTime)) return undefined
-    const {live, stopped} = this.podsAt(rt, exactTime)
-    if (live.length === 0) throw new Error(`no live pod of ${rt.service} at ${new Date(exactTime).toISOString()}`)
-    const pod = this.route(rt, it, exactTime, live)
     let path = it.path
     if (it.role === 'entry' || it.role === 'chunk' || it.role === 'map') {
       const build = pageBuild !== undefined ? rt.builds.get(pageBuild) : undefined
@@ -610,7 +647,11 @@ class Engine {
       else path = `${build[it.mapOf as 'main' | 'vendor'].path}.map`
     }
     if (path === undefined) throw new Error('request without a path')
+    const {live, stopped} = this.podsAt(rt, exactTime)
+    if (live.length === 0) throw new Error(`no live pod of ${rt.service} at ${new Date(exactTime).toISOString()}`)
+    const pod = this.route(rt, it, path, exactTime, live)
     const res = this.respond(rt, pod, path, it)
+    if (res.response === 'shell' && isShellPath(path)) rt.learned.add(pod.build)
     if (it.role === 'page') {
       if (!page || res.response !== 'shell') throw new Error(`page request ${path} did not get a shell`)
       page.shellBuild = pod.build

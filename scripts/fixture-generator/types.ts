@@ -82,6 +82,10 @@ export interface SimParams {
   resolution: Resolution
   incidentGapSeconds: number
   deployMarginSeconds: number
+  /** An uptime monitor checks `/` of every app this often, the first time within a second of the start (0 = none). */
+  uptimeEverySeconds: number
+  /** While a rollout runs, the deploy pipeline polls every app's `/` this often (`curl`, waiting for the new version), seconds (0 = none). */
+  watchEverySeconds: number
   /** kube-probe /healthz period through the ingress, seconds (0 = none). */
   healthzEverySeconds: number
   /** A Googlebot that fetches current assets, and after each deploy re-fetches old ones. */
@@ -123,7 +127,7 @@ export interface AppConfig {
   layout: AssetLayout
 }
 
-export type Actor = 'browser' | 'crawler' | 'scanner' | 'probe' | 'skewscan'
+export type Actor = 'browser' | 'crawler' | 'monitor' | 'scanner' | 'probe' | 'skewscan'
 
 /** What the answering pod sent. */
 export type ResponseKind = 'shell' | 'asset' | 'not-found' | 'api' | 'favicon' | 'health'
@@ -137,7 +141,7 @@ export type RequestRole =
   | 'api'
   | 'favicon'
   | 'healthz'
-  | 'bot-page' // a crawler's document request
+  | 'bot-page' // a crawler's or the uptime monitor's document request
   | 'bot-asset' // a bot's or scanner's asset request
   | 'bot-path' // a scanner's request for another path (`/wp-login.php`)
 

@@ -6,7 +6,7 @@ import {DEFAULT_CONTEXT} from './formats/context'
 import type {WriterContext} from './formats/context'
 import {EXPLORER_HEADER, EXPLORER_RAW_HEADER, csvRow, explorerCsvRow, explorerRawCsvRow} from './formats/csv'
 import {ddEvent, ddPagesDocuments, ddUnparsedLine, ddV1Document, ddV1Log} from './formats/datadog'
-import {deployEventsV2, deploysCsv, deploysJson, deploySteps, kubectlEvents} from './formats/deploys'
+import {deployEventCount, deployEventsV2, deploysCsv, deploysJson, deploySteps, kubectlEvents} from './formats/deploys'
 import {combinedLine, ingressLine, nginxJsonLine} from './formats/nginx'
 import {scenarios} from './scenarios'
 import {simulate} from './simulate'
@@ -18,8 +18,11 @@ export interface WriteMeta {
 }
 
 export function writerContext(truth: Truth): WriterContext {
-  return {...DEFAULT_CONTEXT, service: truth.params.service, withMs: truth.params.resolution === 'ms'}
+  return {...DEFAULT_CONTEXT, withMs: truth.params.resolution === 'ms'}
 }
+
+/** Whether a simulation's logs can be written as nginx `combined` lines: they name no app, so only with one app behind the ingress. */
+export const writesCombined = (truth: Truth): boolean => truth.apps.length === 1
 
 const lines = (items: string[]): string => (items.length > 0 ? items.join('\n') + '\n' : '')
 
@@ -36,7 +39,7 @@ export function writeSimulation(sim: Simulation, dir: string, meta: WriteMeta = 
   }
   const n = requests.length
   put('ingress.log', 'ingress-nginx', lines(requests.map((r) => ingressLine(r, ctx))), n, 'oldest-first')
-  put('nginx-combined.log', 'nginx-combined', lines(requests.map((r) => combinedLine(r))), n, 'oldest-first')
+  if (writesCombined(truth)) put('nginx-combined.log', 'nginx-combined', lines(requests.map((r) => combinedLine(r))), n, 'oldest-first')
   put('nginx-json.log', 'nginx-json', lines(requests.map((r) => nginxJsonLine(r, ctx))), n, 'oldest-first')
   const events = requests.map((r) => ddEvent(r, ctx))
   const ndjson = lines(events.map((e) => JSON.stringify(e)))
@@ -45,7 +48,7 @@ export function writeSimulation(sim: Simulation, dir: string, meta: WriteMeta = 
   const range = truth.timeRange
   const pages = ddPagesDocuments([...events].reverse(), {
     pageSize: truth.params.ddPageSize,
-    query: `source:nginx-ingress-controller service:${truth.service}`,
+    query: 'source:nginx-ingress-controller',
     from: range?.start ?? truth.params.start,
     to: range ? new Date(Date.parse(range.end) + 1000).toISOString() : truth.params.start,
   })
@@ -69,7 +72,7 @@ export function writeSimulation(sim: Simulation, dir: string, meta: WriteMeta = 
   const steps = truth.deploys.flatMap((d) => deploySteps(d, truth.params))
   put('deploys.json', 'deploys-json', deploysJson(truth.deploys), truth.deploys.length, 'oldest-first')
   put('deploys.csv', 'deploys-csv', deploysCsv(truth.deploys), truth.deploys.length, 'oldest-first')
-  put('deploy-events-v2.json', 'datadog-events-v2', deployEventsV2(truth.deploys, truth.params), steps.length, 'oldest-first')
+  put('deploy-events-v2.json', 'datadog-events-v2', deployEventsV2(truth.deploys, truth.params), deployEventCount(truth.deploys, truth.params), 'oldest-first')
   put(
     'kubectl-events.json',
     'kubectl-events',

@@ -36,7 +36,9 @@ export interface AppAttribution {
  * - The cause is what the logs show of the page's build at that moment: still served (its shell,
  *   its length as a fallback body or its pods seen answering, within the gap the logs leave between
  *   such signs near its end) while another build was served too: `rollout`; no longer served, and
- *   replaced: `stale-client`; otherwise `unattributed`. Deploy windows play no part in this.
+ *   replaced: `stale-client`; otherwise `unattributed`. A deploy's window decides only when the
+ *   page's build is served and the logs show no other (a 404 with no pod logged): a deploy of that
+ *   build under way then makes it the race. A window never makes a failure stale, nor a stale one the race.
  * - The deploy: for the race, the deploy between the two builds whose window (plus margin) holds
  *   the failure; for a stale tab, the deploy that retired the page's build.
  */
@@ -71,10 +73,14 @@ export function attributeApp(app: AppState, builds: readonly Build[], deploys: r
     const page = store.pageLoads[i]?.build ?? app.servedAssets.get(path) ?? undefined
     const pageBuild = isBuild(page) ? page : undefined
     let serving = isBuild(answered) ? answered : undefined
-    // A 404 or HTML of unknown origin: the one other build being served then answered it.
+    // A 404 or HTML of unknown origin: the one other build being served then answered it; for a
+    // page whose build is no longer served, the build that replaced it (the one served last by then).
     if (!serving && pageBuild) {
       const others = builds.filter((b) => b !== pageBuild && servedAt(b, time))
       if (others.length === 1) serving = others[0]
+      else if (others.length === 0 && !servedAt(pageBuild, time)) {
+        serving = builds.filter((b) => b !== pageBuild && b.firstServed <= time && b.lastServed > pageBuild.lastServed).sort((a, b) => b.firstServed - a.firstServed)[0]
+      }
     }
     const cause = causeOf(time, pageBuild, serving, builds, servedAt, deploys, options.deployMarginMs)
     result.failures.push({
@@ -98,7 +104,10 @@ function causeOf(
   }
   if (servedAt(page, time) || time < page.firstServed) {
     const mixed = (serving !== undefined && serving !== page) || builds.some((b) => b !== page && servedAt(b, time))
-    return mixed ? 'rollout' : 'unattributed'
+    if (mixed) return 'rollout'
+    // No sign of another build, but a deploy of this build was under way (a 404 from an old pod the
+    // logs name no pods of, its last shell logged a little earlier): the race, by the deploy's window.
+    return deploys.some((d) => (d.from === page || d.to === page) && time >= d.start - marginMs && time <= d.end + marginMs) ? 'rollout' : 'unattributed'
   }
   // No longer served: a stale tab, when a later build took its place.
   return builds.some((b) => b !== page && b.lastServed > page.lastServed) ? 'stale-client' : 'unattributed'

@@ -293,7 +293,7 @@ export class Detector {
       // Real content (or a cached copy still valid): the path exists, and belongs to the page's build.
       const status = e.status
       const exists = (status >= 200 && status < 300) || status === 304
-      const pl = agent === undefined ? app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer)) : undefined
+      const pl = agent === undefined ? app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer), app.servedAssets.get(e.path) ?? undefined) : undefined
       if (exists) app.assetServed(e.path, pl?.build)
       if (!pl) return
       if (exists) pl.realAssets++
@@ -315,7 +315,7 @@ export class Detector {
       (agent === 'crawler' ? app.crawlers : app.probe).failedRequests++
       return
     }
-    const pl = app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer))
+    const pl = app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer), app.servedAssets.get(e.path) ?? undefined)
     if (!pl) {
       app.orphan(key, e.path)
       return

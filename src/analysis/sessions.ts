@@ -79,19 +79,29 @@ export class SessionTracker {
 
   /**
    * The page load an asset request belongs to: among the session's live page loads, the newest one
-   * whose path the referer names, else the newest one. Undefined when the session has none.
+   * whose path the referer names, else the newest one. When the asset's path is known to belong to
+   * one build (`owner`), a page load of that build (or of no known build) is taken before those of
+   * other builds: a browser with an old tab and a new page asks for the old tab's chunk from the old page.
    */
-  pageLoadFor(key: string, time: number, refererPath: string | undefined): PageLoad | undefined {
+  pageLoadFor(key: string, time: number, refererPath: string | undefined, owner?: Build): PageLoad | undefined {
     const s = this.session(key)
     if (!s) return undefined
     let newest: PageLoad | undefined
+    let named: PageLoad | undefined
+    let owned: PageLoad | undefined
     for (let i = s.pageLoads.length - 1; i >= 0; i--) {
       const pl = s.pageLoads[i]
       if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time) continue
-      if (refererPath !== undefined && pl.path === refererPath) return pl
+      const byReferer = refererPath !== undefined && pl.path === refererPath
+      // A page of unknown build (a revalidated shell) may be of the owner's build too.
+      if (owner !== undefined && (pl.build === owner || pl.build === undefined) && (byReferer || refererPath === undefined || owned === undefined)) {
+        if (byReferer) return pl
+        owned ??= pl
+      }
+      if (byReferer) named ??= pl
       newest ??= pl
     }
-    return newest
+    return owned ?? named ?? newest
   }
 
   /** A request of `pl` at `time`: its initial load is over when it comes more than `lazyGapMs` after the one before. */

@@ -1,38 +1,43 @@
 /**
  * The numbers this tool prints end up in incident reviews: on every shipped fixture, in every input
- * format and order, `analyze` must report exactly what the simulator recorded as having happened.
+ * format and order and with every deploy file, `analyze` must report exactly what the simulator
+ * recorded as having happened (truth.json, the report contract of schemaVersion 2).
+ *
+ * What the truth cannot state once for all formats, this test maps:
+ * - the app's name: the ingress upstream (`default-web-80`) in every format that logs it; nginx
+ *   `combined` lines name none (one unnamed app, `null`, source `none`; written for one-app scenarios only);
+ * - a build's `lastServed`: the last response of its pods where the logs name the upstream, else the
+ *   last response carrying its shell (`lastShellServed`); `pods` only where upstreams are logged;
+ * - a deploy's `sources`, `version` and `service`, by the deploy file (the Kubernetes events name the
+ *   replica set as the version); deploys inferred from the logs have windows of their own (inside the
+ *   real ones), and an app without builds (a dynamic shell) shows none, so its failures are unattributed.
  */
 import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {analyze} from '../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
-import type {AnalysisReport} from '../../src/model/report'
+import type {AnalysisReport, DeployReport, DeploySource} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import type {Truth, TruthDeploy} from '../../scripts/fixture-generator'
 import {ROOT} from '../helpers/cli'
 
-interface Truth {
-  scenario: string
-  files: {name: string; format: string; order: string}[]
-  pageLoadsTotal: number
-  brokenPageLoadsTotal: number
-  failedRequestsTotal: number
-  builds: {id: string; shellBytes: number; firstSeen: string; lastSeen: string}[]
-  deploys: {id: string; start: string; end: string; fromBuild: string; toBuild: string}[]
-  incidents: (Record<string, unknown> & {id: string})[]
-  affectedUsers: {clientIp: string; userAgent: string; firstFailure: string; lastFailure: string; brokenPageLoads: number; failedRequests: number; incidentIds: string[]}[]
-  orphans: {requests: number; clients: number}
-}
-
 const FIXTURES = join(ROOT, 'fixtures')
+const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys']
 const scenarios = readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'truth.json'))).sort()
-const truthOf = (s: string): Truth => JSON.parse(readFileSync(join(FIXTURES, s, 'truth.json'), 'utf8'))
+const truths = new Map<string, Truth>()
+const truthOf = (s: string): Truth => {
+  let t = truths.get(s)
+  if (!t) truths.set(s, (t = JSON.parse(readFileSync(join(FIXTURES, s, 'truth.json'), 'utf8')) as Truth))
+  return t
+}
 const LOG_FORMATS = new Set(['ingress-nginx', 'nginx-combined', 'nginx-json', 'datadog-logs-v2-ndjson', 'datadog-logs-v2-ndjson-gzip',
   'datadog-logs-v2-pages', 'datadog-logs-v1', 'datadog-logs-v2-unparsed-ndjson', 'datadog-explorer-csv', 'datadog-explorer-csv-raw'])
-const DEPLOY_FILES = ['deploys.json', 'deploys.csv', 'deploy-events-v2.json', 'kubectl-events.json']
+type DeployFile = 'deploys.json' | 'deploys.csv' | 'deploy-events-v2.json' | 'kubectl-events.json'
+const DEPLOY_FILES: DeployFile[] = ['deploys.json', 'deploys.csv', 'deploy-events-v2.json', 'kubectl-events.json']
 const tmp = mkdtempSync(join(tmpdir(), 'skewscan-truth-'))
 
-async function run(scenario: string, inputs: string[], deploys?: string): Promise<AnalysisReport> {
+async function run(scenario: string, inputs: string[], deploys?: DeployFile): Promise<AnalysisReport> {
   return analyze({
     inputs: inputs.map((f) => (f.startsWith('/') ? f : join(FIXTURES, scenario, f))),
     deploysFile: deploys ? join(FIXTURES, scenario, deploys) : undefined,
@@ -40,65 +45,121 @@ async function run(scenario: string, inputs: string[], deploys?: string): Promis
   })
 }
 
-/** What the truth fixes, in the truth's own shape (service left out: plain nginx lines carry none). */
-function expected(t: Truth, {deploys}: {deploys: boolean}) {
+interface Case {
+  /** The file format the logs came in: `nginx-combined` names no app and no upstream. */
+  format: string
+  /** The deploy file, or none (deploys inferred from the logs). */
+  deploys: DeployFile | undefined
+}
+
+const SOURCES: Record<DeployFile, DeploySource[]> = {
+  'deploys.json': ['file'], 'deploys.csv': ['file'], 'deploy-events-v2.json': ['marker', 'kubernetes'], 'kubectl-events.json': ['kubernetes'],
+}
+
+/** A deploy as the report shows it, without what only the deploy file or the logs decide (window, sources, version). */
+function deployCore(d: DeployReport | TruthDeploy, app: string | null) {
+  const {id, fromBuild, toBuild, incidentIds, affectedUsers, affectedPageLoads, byOutcome, failedRequests, byCause, byDirection, rolloutWindow} = d
+  return {id, app, fromBuild, toBuild, incidentIds, affectedUsers, affectedPageLoads, byOutcome, failedRequests, byCause, byDirection, rolloutWindow}
+}
+
+/** What the truth fixes for one case, in the report's shape. */
+function expected(t: Truth, c: Case) {
+  const combined = c.format === 'nginx-combined'
+  const app = (name: string): string | null => (combined ? null : name)
+  const dynamic = new Set(t.apps.filter((a) => a.shellLengthVaries).map((a) => a.name))
+  // Logs alone show no deploy of an app without builds: its failures are then unattributed, one incident per cluster.
+  const blind = c.deploys === undefined ? dynamic : new Set<string>()
+  const failures = t.failures.map((f) => (blind.has(f.app) ? {...f, cause: 'unattributed' as const, deployId: null} : f))
+  const incidents = blind.size === 0 ? t.incidents.map((i) => ({...i, app: app(i.app)})) : undefined
+  const totals = blind.size === 0 ? t.totals : {...t.totals, byCause: {rollout: 0, 'stale-client': 0, unattributed: failures.length}}
+  const deploys = t.deploys.filter((d) => !blind.has(d.app))
   return {
-    totals: {pageLoads: t.pageLoadsTotal, brokenPageLoads: t.brokenPageLoadsTotal, affectedUsers: t.affectedUsers.length, failedRequests: t.failedRequestsTotal},
-    builds: t.builds.map(({id, shellBytes, firstSeen, lastSeen}) => ({id, shellBytes, firstSeen, lastSeen})),
-    deploys: t.deploys.map(({id, start, end, fromBuild, toBuild}) => (deploys ? {id, start, end, fromBuild, toBuild} : {id, fromBuild, toBuild})),
-    incidents: t.incidents.map(({service: _s, ...rest}) => rest),
-    affectedUsers: sortUsers(t.affectedUsers),
+    totals,
+    apps: t.apps.map((a) => ({
+      name: app(a.name), source: combined ? 'none' : 'upstream', requests: a.requests, pageLoads: a.pageLoads, builds: a.builds,
+      deploys: blind.has(a.name) ? 0 : a.deploys, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
+    })),
+    builds: t.builds.map((b) => ({
+      id: b.id, app: app(b.app), shellBytes: b.shellBytes, firstSeen: b.firstSeen, lastSeen: b.lastSeen,
+      lastServed: combined ? b.lastShellServed : b.lastServed, shellRequests: b.shellRequests, ...(combined ? {} : {pods: b.pods}),
+    })),
+    deploys: deploys.map((d) => c.deploys === undefined ? deployCore(d, app(d.app)) : {
+      ...deployCore(d, app(d.app)), sources: SOURCES[c.deploys], start: d.start, end: d.end, windowSeconds: d.windowSeconds,
+      service: d.service, version: c.deploys === 'kubectl-events.json' ? d.toReplicaSet : d.version, pageLoads: d.pageLoads,
+    }),
+    unmatchedDeploys: [],
+    incidents,
+    affectedUsers: sortUsers(t.affectedUsers.map((u) => ({...u, app: app(u.app), ...(blind.has(u.app) ? {incidentIds: undefined} : {})}))),
+    nonUser: t.nonUser,
     orphans: t.orphans,
   }
 }
 
-function actual(r: AnalysisReport, {deploys}: {deploys: boolean}) {
+function actual(r: AnalysisReport, t: Truth, c: Case) {
+  const dynamic = new Set(t.apps.filter((a) => a.shellLengthVaries).map((a) => a.name))
+  const blind = c.deploys === undefined && dynamic.size > 0
   return {
     totals: r.totals,
-    builds: r.builds.map(({id, shellBytes, firstSeen, lastSeen}) => ({id, shellBytes, firstSeen, lastSeen})),
-    deploys: r.deploys.map(({id, start, end, fromBuild, toBuild}) => (deploys ? {id, start, end, fromBuild, toBuild} : {id, fromBuild, toBuild})),
-    incidents: r.incidents.map(({service: _s, ...rest}) => rest),
-    affectedUsers: sortUsers(r.affectedUsers.map(({clientIp, userAgent, firstFailure, lastFailure, brokenPageLoads, failedRequests, incidentIds}) =>
-      ({clientIp, userAgent, firstFailure, lastFailure, brokenPageLoads, failedRequests, incidentIds}))),
+    apps: r.apps,
+    builds: r.builds,
+    deploys: r.deploys.map((d) => c.deploys === undefined ? deployCore(d, d.app) : {
+      ...deployCore(d, d.app), sources: d.sources, start: d.start, end: d.end, windowSeconds: d.windowSeconds, service: d.service,
+      version: d.version, pageLoads: d.pageLoads,
+    }),
+    unmatchedDeploys: r.unmatchedDeploys,
+    incidents: blind ? undefined : r.incidents,
+    affectedUsers: sortUsers(r.affectedUsers.map((u) => (blind ? {...u, incidentIds: undefined} : u))),
+    nonUser: r.nonUser,
     orphans: r.orphans,
   }
 }
 
-function sortUsers<T extends {clientIp: string; userAgent: string}>(users: T[]): T[] {
-  return [...users].sort((a, b) => (a.clientIp + a.userAgent < b.clientIp + b.userAgent ? -1 : 1))
+function sortUsers<T extends {app: string | null; session: string}>(users: T[]): T[] {
+  return [...users].sort((a, b) => ((a.app ?? '') + a.session < (b.app ?? '') + b.session ? -1 : 1))
 }
 
-const formatCases = scenarios.flatMap((s) => truthOf(s).files.filter((f) => LOG_FORMATS.has(f.format)).map((f) => [s, f.name, f.format] as const))
+const formatCases = scenarios.flatMap((s) => (truthOf(s).files ?? []).filter((f) => LOG_FORMATS.has(f.format)).map((f) => [s, f.name, f.format] as const))
 
 describe('analyze matches the simulator truth', () => {
-  it('has fixtures for every scenario the generator ships', () => {
-    expect(scenarios).toEqual(['missing-404', 'quiet', 'rolling-round-robin', 'rolling-sticky', 'two-deploys'])
-    expect(formatCases.length).toBe(scenarios.length * LOG_FORMATS.size)
+  it('has fixtures for every scenario the generator ships, in every log format that can tell its apps apart', () => {
+    expect(scenarios).toEqual(SCENARIOS)
+    for (const s of scenarios) {
+      const formats = (truthOf(s).files ?? []).filter((f) => LOG_FORMATS.has(f.format)).map((f) => f.format)
+      expect(formats.length).toBe(truthOf(s).apps.length === 1 ? LOG_FORMATS.size : LOG_FORMATS.size - 1)
+    }
   })
 
-  it.each(formatCases)('%s: %s (%s) with the deploy list', async (scenario, file) => {
+  it.each(formatCases)('%s: %s (%s) with the deploy list', async (scenario, file, format) => {
     const r = await run(scenario, [file], 'deploys.json')
     expect(r.input.skipped.total).toBe(0)
-    expect(actual(r, {deploys: true})).toEqual(expected(truthOf(scenario), {deploys: true}))
+    const c = {format, deploys: 'deploys.json'} as const
+    expect(actual(r, truthOf(scenario), c)).toEqual(expected(truthOf(scenario), c))
   })
 
   it.each(scenarios.flatMap((s) => DEPLOY_FILES.map((d) => [s, d] as const)))('%s: deploys from %s', async (scenario, deploys) => {
     const r = await run(scenario, ['dd-events.ndjson'], deploys)
-    expect(actual(r, {deploys: true})).toEqual(expected(truthOf(scenario), {deploys: true}))
+    const c = {format: 'datadog-logs-v2-ndjson', deploys}
+    expect(actual(r, truthOf(scenario), c)).toEqual(expected(truthOf(scenario), c))
   })
 
   it.each(scenarios)('%s: deploys inferred from the logs alone give the same users, incidents and builds', async (scenario) => {
     const t = truthOf(scenario)
     const r = await run(scenario, ['ingress.log'])
-    expect(actual(r, {deploys: false})).toEqual(expected(t, {deploys: false}))
+    const c = {format: 'ingress-nginx', deploys: undefined}
+    expect(actual(r, t, c)).toEqual(expected(t, c))
     // The inferred window lies inside the real rollout: first new shell to last old shell.
-    r.deploys.forEach((d, i) => {
-      const real = t.deploys[i]
+    for (const d of r.deploys) {
+      const real = t.deploys.find((x) => x.id === d.id)
       expect(real).toBeDefined()
       expect(Date.parse(d.start)).toBeGreaterThanOrEqual(Date.parse(real?.start ?? ''))
       expect(Date.parse(d.end)).toBeLessThanOrEqual(Date.parse(real?.end ?? ''))
-      expect(d.source).toBe('inferred')
-    })
+      expect(d.sources).toEqual(['inferred'])
+    }
+    // Without deploy records, an app whose shell varies shows no deploy, and every failure of it is unattributed.
+    for (const a of t.apps.filter((x) => x.shellLengthVaries)) {
+      expect(r.deploys.filter((d) => d.app === a.name)).toEqual([])
+      expect(r.incidents.filter((i) => i.app === a.name).every((i) => i.cause === 'unattributed' && i.deployId === null)).toBe(true)
+    }
   })
 })
 
@@ -106,7 +167,8 @@ describe('analyze does not depend on the order of its input', () => {
   const linesOf = (scenario: string, file: string) => readFileSync(join(FIXTURES, scenario, file), 'utf8').split('\n').filter((l) => l !== '')
 
   it.each(scenarios)('%s: newest-first, shuffled within each second, and split across interleaved files', async (scenario) => {
-    const want = expected(truthOf(scenario), {deploys: true})
+    const c = {format: 'ingress-nginx', deploys: 'deploys.json'} as const
+    const want = expected(truthOf(scenario), c)
     const lines = linesOf(scenario, 'ingress.log')
     const reversed = join(tmp, `${scenario}-reversed.log`)
     writeFileSync(reversed, `${[...lines].reverse().join('\n')}\n`)
@@ -121,13 +183,14 @@ describe('analyze does not depend on the order of its input', () => {
     const parts = [0, 1, 2].map((k) => join(tmp, `${scenario}-part${k}.log`))
     parts.forEach((p, k) => writeFileSync(p, `${lines.filter((_, i) => i % 3 === k).join('\n')}\n`))
     for (const inputs of [[reversed], [shuffled], parts, [parts[2] as string, reversed.replace('reversed', 'part1'), parts[0] as string]]) {
-      expect(actual(await run(scenario, inputs, 'deploys.json'), {deploys: true})).toEqual(want)
+      expect(actual(await run(scenario, inputs, 'deploys.json'), truthOf(scenario), c)).toEqual(want)
     }
   })
 
   it('gives the same report when two formats of the same traffic are merged in one run (Datadog ids de-duplicate)', async () => {
     const r = await run('two-deploys', ['dd-events.ndjson', 'dd-pages.json'], 'deploys.json')
-    expect(r.input.skipped.byReason).toEqual({duplicate: truthOf('two-deploys').files.find((f) => f.name === 'dd-pages.json') ? r.input.records / 2 : 0})
-    expect(actual(r, {deploys: true})).toEqual(expected(truthOf('two-deploys'), {deploys: true}))
+    expect(r.input.skipped.byReason).toEqual({duplicate: r.input.records / 2})
+    const c = {format: 'datadog-logs-v2-ndjson', deploys: 'deploys.json'} as const
+    expect(actual(r, truthOf('two-deploys'), c)).toEqual(expected(truthOf('two-deploys'), c))
   })
 })

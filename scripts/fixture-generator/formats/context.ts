@@ -1,9 +1,8 @@
 /** Fixed facts about where the logs were collected, shared by the writers. */
 export interface WriterContext {
-  /** ingress-nginx `$proxy_upstream_name`: `<namespace>-<service>-<port>`. */
-  upstreamName: string
   /** Datadog `host` of the ingress controller pod. */
   host: string
+  /** Datadog `service` of the logs: the ingress controller's, not the apps' (one ingress fronts many apps). */
   service: string
   env: string
   /** Write sub-second timestamps where the format allows it (resolution `ms`). */
@@ -11,9 +10,8 @@ export interface WriterContext {
 }
 
 export const DEFAULT_CONTEXT: WriterContext = {
-  upstreamName: 'default-web-80',
   host: 'ingress-nginx-controller-7d9f8b6c5d-x2x7q',
-  service: 'web',
+  service: 'ingress-nginx',
   env: 'prod',
   withMs: false,
 }

@@ -28,12 +28,14 @@ export const EXPLORER_HEADER = [
   '@network.destination.ip',
   '@network.destination.port',
   '@http.request_id',
+  '@http.url_details.host',
+  '@proxy.name',
   'Content',
 ]
 
-/** Facet cells are JSON-encoded strings (`"web"` with its quotes); numbers are bare. */
+/** Facet cells are JSON-encoded strings (`"ingress-nginx"` with its quotes); numbers are bare. */
 export function explorerCsvRow(r: SimRequest, ctx: WriterContext = DEFAULT_CONTEXT): string {
-  const attrs = ddInnerAttributes(r, ctx) as {network: {destination: {ip: string; port: number}}}
+  const attrs = ddInnerAttributes(r) as {network: {destination: {ip: string; port: number}}}
   const j = JSON.stringify
   return csvRow([
     isoMs(r.time),
@@ -49,6 +51,8 @@ export function explorerCsvRow(r: SimRequest, ctx: WriterContext = DEFAULT_CONTE
     j(attrs.network.destination.ip),
     attrs.network.destination.port,
     j(r.requestId),
+    j(r.vhost),
+    j(r.upstreamName),
     ingressLine(r, ctx),
   ])
 }

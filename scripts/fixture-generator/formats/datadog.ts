@@ -22,8 +22,9 @@ function logStatus(code: number): 'ok' | 'notice' | 'warn' | 'error' {
   return 'error'
 }
 
+/** The tags the agent puts on the ingress controller's logs: the controller's own (its namespace and Deployment), never an app's. */
 export function ddTags(ctx: WriterContext): string[] {
-  return ['source:nginx-ingress-controller', `service:${ctx.service}`, `env:${ctx.env}`]
+  return ['source:nginx-ingress-controller', `env:${ctx.env}`, 'kube_namespace:ingress-nginx', 'kube_deployment:ingress-nginx-controller']
 }
 
 function queryObject(query: string): Record<string, string> | undefined {
@@ -39,9 +40,10 @@ function queryObject(query: string): Record<string, string> | undefined {
 
 /**
  * The inner `attributes` the pipeline extracts from the line. Like the real pipeline, the
- * destination and `bytes_read` come from the FIRST upstream of a retried list.
+ * destination and `bytes_read` come from the FIRST upstream of a retried list. The app is only in
+ * `proxy.name` (the upstream) and `http.url_details.host`: the log's `service` is the controller's.
  */
-export function ddInnerAttributes(r: SimRequest, ctx: WriterContext = DEFAULT_CONTEXT): Record<string, unknown> {
+export function ddInnerAttributes(r: SimRequest): Record<string, unknown> {
   const u = upstreamFields(r)
   const firstAddr = (u.addr.split(',')[0] as string).trim()
   const colon = firstAddr.lastIndexOf(':')
@@ -51,7 +53,7 @@ export function ddInnerAttributes(r: SimRequest, ctx: WriterContext = DEFAULT_CO
     http: {
       method: r.method,
       url: requestUri(r),
-      url_details: query ? {path: r.path, queryString: query} : {path: r.path},
+      url_details: query ? {host: r.vhost, path: r.path, queryString: query} : {host: r.vhost, path: r.path},
       status_code: r.status,
       referer: r.referer,
       useragent: r.userAgent,
@@ -65,7 +67,7 @@ export function ddInnerAttributes(r: SimRequest, ctx: WriterContext = DEFAULT_CO
       bytes_read: firstLength,
       destination: {ip: firstAddr.slice(0, colon), port: Number(firstAddr.slice(colon + 1))},
     },
-    proxy: {name: ctx.upstreamName},
+    proxy: {name: r.upstreamName},
     // $time_local has one-second resolution, whatever the simulation's resolution.
     date_access: r.time - (r.time % 1000),
     duration: r.requestTimeMs * 1_000_000,
@@ -98,7 +100,7 @@ export function ddEvent(r: SimRequest, ctx: WriterContext = DEFAULT_CONTEXT): Dd
       status: logStatus(r.status),
       message: ingressLine(r, ctx),
       tags: ddTags(ctx),
-      attributes: ddInnerAttributes(r, ctx),
+      attributes: ddInnerAttributes(r),
     },
   }
 }
@@ -138,7 +140,7 @@ export function ddV1Log(r: SimRequest, ctx: WriterContext = DEFAULT_CONTEXT): Re
       service: ctx.service,
       message: ingressLine(r, ctx),
       tags: ddTags(ctx),
-      attributes: ddInnerAttributes(r, ctx),
+      attributes: ddInnerAttributes(r),
     },
   }
 }
@@ -164,7 +166,8 @@ function cursorFor(last: DdEvent): string {
 /**
  * Logs API v2 search responses for events already in the order to page them (newest first for
  * `sort=-timestamp`). Every non-empty page carries a cursor, as the real API does even on a short last
- * page; the document after the last page is `{"data":[]}`. Pretty-printed, one document after another.
+ * page; the document after the last page is `{"data":[]}`. One document after another, each event of
+ * a page on a line of its own (as saved pages usually look: `{"data":[\n{…},\n{…}\n],"meta":…}`).
  */
 export function ddPagesDocuments(events: DdEvent[], opt: PageOptions): string[] {
   const docs: string[] = []
@@ -175,8 +178,9 @@ export function ddPagesDocuments(events: DdEvent[], opt: PageOptions): string[] 
       'https://api.datadoghq.com/api/v2/logs/events?' +
       `filter%5Bfrom%5D=${encodeURIComponent(opt.from)}&filter%5Bquery%5D=${encodeURIComponent(opt.query)}` +
       `&filter%5Bto%5D=${encodeURIComponent(opt.to)}&page%5Bcursor%5D=${cursor}&page%5Blimit%5D=${opt.pageSize}&sort=-timestamp`
-    docs.push(JSON.stringify({data, meta: {page: {after: cursor}}, links: {next}}, null, 2))
+    const tail = JSON.stringify({meta: {page: {after: cursor}}, links: {next}}).slice(1)
+    docs.push(`{"data":[\n${data.map((e) => JSON.stringify(e)).join(',\n')}\n],${tail}`)
   }
-  docs.push(JSON.stringify({data: []}, null, 2))
+  docs.push('{"data":[]}')
   return docs
 }

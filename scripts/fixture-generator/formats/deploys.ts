@@ -1,11 +1,18 @@
 /**
- * Deploy records in the shapes the analyzer reads: a simple JSON/CSV list, Datadog Events API v2
- * (Kubernetes bundled events from the agent's kubernetes_apiserver check) and `kubectl get events -o json`.
+ * Deploy records in the shapes the analyzer reads, the way a real rollout produces them: a simple
+ * JSON/CSV list (CI's own record), a Datadog Events API v2 search response (the pipeline's "Deploy …
+ * started" and "… finished" markers, sharing an aggregation key, plus the Deployment's
+ * ScalingReplicaSet events as the agent's kubernetes_apiserver check sends them) and
+ * `kubectl get events -o json`.
+ *
+ * Every record carries the rollout's real times (the first new pod's start, the last old pod's stop),
+ * so each deploy file declares the same window.
  */
 import {scalingMessages} from '../cluster'
+import {appConfigs} from '../params'
 import {Rng} from '../rng'
-import {goTime, isoSeconds} from '../time'
-import type {SimParams, TruthDeploy} from '../types'
+import {isoSeconds} from '../time'
+import type {AppConfig, SimParams, TruthDeploy} from '../types'
 import {csvRow} from './csv'
 
 export function deploysJson(deploys: TruthDeploy[]): string {
@@ -24,15 +31,19 @@ interface Step {
   messages: string[]
 }
 
-/** The scaling steps of a deploy at their real times (one step every `step` seconds). */
+function appOf(d: TruthDeploy, params: SimParams): AppConfig {
+  const app = appConfigs(params).find((a) => a.service === d.service)
+  if (!app) throw new Error(`deploy of an unknown app ${d.service}`)
+  return app
+}
+
+/** The scaling steps of a deploy at their real times (one step every `step` seconds of its app). */
 export function deploySteps(d: TruthDeploy, params: SimParams): Step[] {
+  const app = appOf(d, params)
   const start = Date.parse(d.start)
   const steps: Step[] = []
-  for (let i = 0; i <= params.replicas; i++) {
-    steps.push({
-      time: start + i * params.step * 1000,
-      messages: scalingMessages(d.fromReplicaSet, d.toReplicaSet, params.replicas, i),
-    })
+  for (let i = 0; i <= app.replicas; i++) {
+    steps.push({time: start + i * app.step * 1000, messages: scalingMessages(d.fromReplicaSet, d.toReplicaSet, app.replicas, i)})
   }
   return steps
 }
@@ -42,100 +53,141 @@ function uuid(rng: Rng): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
+/** Where the rollout's scaling messages were seen: each step's scale-down, then (a few ms later) its scale-up; the first scale-up at the start. */
+function scalingEvents(d: TruthDeploy, params: SimParams, rng: Rng): {time: number; message: string}[] {
+  const out: {time: number; message: string}[] = []
+  for (const step of deploySteps(d, params)) {
+    step.messages.forEach((message, i) => out.push({time: step.time + (i > 0 ? rng.int(2, 40) : 0), message}))
+  }
+  return out
+}
+
+const CLUSTER_TAGS = ['env:prod', 'kube_cluster_name:prod-eu1']
+
 /**
- * A v2 events search response: one bundled event per scaling step. Text follows the agent's
- * bundle format: sorted `<count> **<Reason>**: <message>\n` parts joined by a space.
+ * A v2 events search response (`GET /api/v2/events`), as in a real capture: per rollout a
+ * "Deploy <service> <version> started" marker, one Kubernetes event per ScalingReplicaSet message
+ * (`%%% \n1 **ScalingReplicaSet**: Scaled up replica set … to 1\n\n _New events emitted by the
+ * deployment-controller seen at …_ \n\n %%%`), and a "… finished" marker with the same aggregation
+ * key; oldest first, apps interleaved by time.
  */
 export function deployEventsV2(deploys: TruthDeploy[], params: SimParams): string {
   const rng = new Rng(params.seed, 'deploy-events')
-  const deploymentUid = uuid(rng)
-  const data = []
+  const events: {time: number; order: number; item: unknown}[] = []
+  let order = 0
+  const perApp = new Map<string, number>()
+  const eventId = (time: number): string => {
+    const buf = Buffer.alloc(32)
+    buf[0] = 1
+    buf.writeUIntBE(time, 6, 6)
+    buf.writeUInt32BE(rng.int(0, 0xffffffff), 12)
+    for (let i = 16; i < 32; i++) buf[i] = rng.int(0, 255)
+    return buf.toString('base64url').slice(0, 43)
+  }
+  let evtSeq = 0
+  const evtId = (time: number): string => `700${time}${String(evtSeq++ % 1000).padStart(3, '0')}`
   for (const d of deploys) {
-    for (const step of deploySteps(d, params)) {
-      const parts = step.messages.map((m) => `**ScalingReplicaSet**: ${m}\n`).sort()
-      const text =
-        `%%% \n${parts.map((p) => `1 ${p}`).join(' ')} \n _Events emitted by the deployment-controller seen at ` +
-        `${goTime(step.time)} since ${goTime(step.time)}_ \n\n %%%`
-      const idBuf = Buffer.alloc(16)
-      idBuf[0] = 0
-      idBuf.writeUIntBE(step.time, 3, 6)
-      idBuf.writeUIntBE(rng.int(0, 0xffffff), 9, 3)
-      data.push({
-        id: idBuf.toString('base64').replace(/=+$/, ''),
-        type: 'event',
+    const n = (perApp.get(d.service) ?? 0) + 1
+    perApp.set(d.service, n)
+    const start = Date.parse(d.start)
+    const end = Date.parse(d.end)
+    const common = [...CLUSTER_TAGS, `kube_namespace:${d.namespace}`, `kube_deployment:${d.service}`, `service:${d.service}`]
+    const key = `${d.service}-deploy-${n}`
+    const marker = (time: number, title: string, message: string): unknown => ({
+      id: eventId(time),
+      type: 'event',
+      attributes: {
+        timestamp: new Date(time).toISOString(),
+        message,
+        tags: [...common, 'source:deployment', `version:${d.version}`],
         attributes: {
-          timestamp: isoSeconds(step.time),
-          message: text,
-          tags: [
-            'source:kubernetes',
-            `kube_deployment:${params.service}`,
-            'kube_namespace:default',
-            'kube_kind:Deployment',
-            `kube_name:${params.service}`,
-            'kubernetes_kind:Deployment',
-            `name:${params.service}`,
-            'namespace:default',
-            'source_component:deployment-controller',
-            'orchestrator:kubernetes',
-          ],
+          title, timestamp: time, status: 'info', priority: 'normal', service: d.service, source_type_name: 'deployment',
+          aggregation_key: key, evt: {id: evtId(time), type: 'deployment'},
+        },
+      },
+    })
+    const sha = (): string => rng.hex(7)
+    events.push({time: start, order: order++, item: marker(start, `Deploy ${d.service} ${d.version} started`,
+      `Rolling out ${d.service} ${d.version} (${sha()}) replacing ${d.fromVersion} (${sha()})`)})
+    for (const s of scalingEvents(d, params, rng)) {
+      const seen = new Date(s.time).toISOString()
+      events.push({
+        time: s.time,
+        order: order++,
+        item: {
+          id: eventId(s.time),
+          type: 'event',
           attributes: {
-            title: `Events from the Deployment default/${params.service}`,
-            status: 'info',
-            priority: 'normal',
-            aggregation_key: `kubernetes_apiserver:${deploymentUid}`,
-            source_type_name: 'kubernetes',
-            timestamp: step.time,
-            evt: {id: String(rng.int(1e9, 9e9)) + String(rng.int(1e8, 9e8)), type: 'kubernetes_apiserver'},
+            timestamp: seen,
+            message: `%%% \n1 **ScalingReplicaSet**: ${s.message}\n\n _New events emitted by the deployment-controller seen at ${seen}_ \n\n %%%`,
+            tags: [...common, 'source:kubernetes', 'event_reason:ScalingReplicaSet'],
+            attributes: {
+              title: `Events from the Deployment ${d.namespace}/${d.service}`, timestamp: s.time, status: 'info', priority: 'normal',
+              service: d.service, source_type_name: 'kubernetes', evt: {id: evtId(s.time), type: 'kubernetes'},
+            },
           },
         },
       })
     }
+    events.push({time: end, order: order++, item: marker(end, `Deploy ${d.service} ${d.version} finished`,
+      `Deployment ${d.namespace}/${d.service} successfully rolled out ${d.version}`)})
   }
-  return JSON.stringify({data, meta: {page: {}}}, null, 2) + '\n'
+  events.sort((a, b) => a.time - b.time || a.order - b.order)
+  const doc = {data: events.map((e) => e.item), meta: {page: {}, elapsed: rng.int(8, 40), request_id: rng.chars('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 32), status: 'done'}}
+  return JSON.stringify(doc, null, 2) + '\n'
 }
 
-/** `kubectl get events -o json` for the Deployment: one Event per scaling message. */
+/** The number of events `deployEventsV2` writes for these deploys. */
+export function deployEventCount(deploys: TruthDeploy[], params: SimParams): number {
+  return deploys.reduce((n, d) => n + 2 + deploySteps(d, params).reduce((m, s) => m + s.messages.length, 0), 0)
+}
+
+/** `kubectl get events -o json` of the namespace: one ScalingReplicaSet Event per message, per Deployment. */
 export function kubectlEvents(deploys: TruthDeploy[], params: SimParams): string {
   const rng = new Rng(params.seed, 'kubectl-events')
-  const deploymentUid = uuid(rng)
+  const uids = new Map<string, string>()
   let resourceVersion = 184_000 + rng.int(0, 9999)
-  const items = []
+  const items: {at: number; order: number; item: unknown}[] = []
+  let order = 0
   for (const d of deploys) {
+    let deploymentUid = uids.get(d.service)
+    if (!deploymentUid) uids.set(d.service, (deploymentUid = uuid(rng)))
     for (const step of deploySteps(d, params)) {
       for (const message of step.messages) {
         const at = isoSeconds(step.time)
-        resourceVersion += rng.int(3, 40)
         items.push({
-          apiVersion: 'v1',
-          count: 1,
-          eventTime: null,
-          firstTimestamp: at,
-          involvedObject: {
-            apiVersion: 'apps/v1',
-            kind: 'Deployment',
-            name: params.service,
-            namespace: 'default',
-            resourceVersion: String(resourceVersion - 1),
-            uid: deploymentUid,
+          at: step.time,
+          order: order++,
+          item: {
+            apiVersion: 'v1',
+            count: 1,
+            eventTime: null,
+            firstTimestamp: at,
+            involvedObject: {
+              apiVersion: 'apps/v1', kind: 'Deployment', name: d.service, namespace: d.namespace, resourceVersion: '', uid: deploymentUid,
+            },
+            kind: 'Event',
+            lastTimestamp: at,
+            message,
+            metadata: {creationTimestamp: at, name: `${d.service}.${rng.hex(16)}`, namespace: d.namespace, resourceVersion: '', uid: uuid(rng)},
+            reason: 'ScalingReplicaSet',
+            reportingComponent: 'deployment-controller',
+            reportingInstance: '',
+            source: {component: 'deployment-controller'},
+            type: 'Normal',
           },
-          kind: 'Event',
-          lastTimestamp: at,
-          message,
-          metadata: {
-            creationTimestamp: at,
-            name: `${params.service}.${rng.hex(16)}`,
-            namespace: 'default',
-            resourceVersion: String(resourceVersion),
-            uid: uuid(rng),
-          },
-          reason: 'ScalingReplicaSet',
-          reportingComponent: 'deployment-controller',
-          reportingInstance: '',
-          source: {component: 'deployment-controller'},
-          type: 'Normal',
         })
       }
     }
   }
-  return JSON.stringify({apiVersion: 'v1', items, kind: 'List', metadata: {resourceVersion: ''}}, null, 2) + '\n'
+  items.sort((a, b) => a.at - b.at || a.order - b.order)
+  // resourceVersions grow in the order the API server stored the events.
+  const list = items.map(({item}) => {
+    const i = item as {involvedObject: {resourceVersion: string}; metadata: {resourceVersion: string}}
+    resourceVersion += rng.int(3, 40)
+    i.involvedObject.resourceVersion = String(resourceVersion - 1)
+    i.metadata.resourceVersion = String(resourceVersion)
+    return item
+  })
+  return JSON.stringify({apiVersion: 'v1', items: list, kind: 'List', metadata: {resourceVersion: ''}}, null, 2) + '\n'
 }

@@ -26,11 +26,11 @@ export function upstreamFields(r: SimRequest): {addr: string; length: string; ti
  * "$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name]
  * $upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id`
  */
-export function ingressLine(r: SimRequest, ctx: WriterContext = DEFAULT_CONTEXT): string {
+export function ingressLine(r: SimRequest, _ctx: WriterContext = DEFAULT_CONTEXT): string {
   const u = upstreamFields(r)
   return (
     `${r.clientIp} - - [${timeLocal(r.time)}] "${r.method} ${requestUri(r)} HTTP/1.1" ${r.status} ${r.bytes} ` +
-    `"${r.referer}" "${r.userAgent}" ${r.requestLength} ${seconds(r.requestTimeMs)} [${ctx.upstreamName}] [] ` +
+    `"${r.referer}" "${r.userAgent}" ${r.requestLength} ${seconds(r.requestTimeMs)} [${r.upstreamName}] [] ` +
     `${u.addr} ${u.length} ${u.time} ${u.status} ${r.requestId}`
   )
 }
@@ -41,13 +41,15 @@ export function combinedLine(r: SimRequest): string {
 }
 
 /**
- * A `log_format ... escape=json` line. nginx writes an absent header as an empty string in JSON
- * mode (not `-`), so a request without referer has `"http_referer":""`.
+ * A `log_format ... escape=json` line as ingress-nginx writes one with a JSON `log-format-upstream`:
+ * the Host and the upstream name (`$proxy_upstream_name`) beside the request. nginx writes an absent
+ * header as an empty string in JSON mode (not `-`), so a request without referer has `"http_referer":""`.
  */
 export function nginxJsonLine(r: SimRequest, ctx: WriterContext = DEFAULT_CONTEXT): string {
   return JSON.stringify({
     time_iso8601: timeIso8601(r.time, ctx.withMs),
     remote_addr: r.clientIp,
+    host: r.vhost,
     request_method: r.method,
     request_uri: requestUri(r),
     status: r.status,
@@ -55,6 +57,7 @@ export function nginxJsonLine(r: SimRequest, ctx: WriterContext = DEFAULT_CONTEX
     http_referer: r.referer === '-' ? '' : r.referer,
     http_user_agent: r.userAgent,
     upstream_addr: upstreamFields(r).addr,
+    proxy_upstream_name: r.upstreamName,
     request_id: r.requestId,
   })
 }

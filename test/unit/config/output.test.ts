@@ -39,7 +39,7 @@ describe('--fail-on', () => {
 
 describe('output settings', () => {
   it('defaults to the table on stdout', () => {
-    expect(outputSettings({}).plan).toEqual({formats: ['table'], output: undefined, outDir: undefined})
+    expect(outputSettings({}).plan).toEqual({formats: ['table'], output: undefined, outDir: undefined, force: false})
   })
 
   it.each([
