@@ -6,31 +6,43 @@ import {join} from 'node:path'
 import {ROOT, runCli} from '../helpers/cli'
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-cli-'))
+const B = '10.1.1.1:8080'
 const line = (ts: string, ip: string, ua: string, path: string, bytes: number, status = 200, up = '10.1.0.1:8080') =>
   `${ip} - - [29/Nov/2026:${ts} +0000] "GET ${path} HTTP/1.1" ${status} ${bytes} "https://shop.example.com/" "${ua}" 82 0.013 [default-web-80] [] ${up} ${bytes} 0.013 ${status} 0123456789abcdef0123456789abcdef`
 
-// Build A (shell 1832) until 14:01, build B (1851) from 14:01; one page of A gets B's shell back.
+// Real browser user agents (a short "Mozilla/5.0 A" is a bot to isbot). Build A (shell 1832, pod
+// 10.1.0.1) until 14:01, build B (1851, pod 10.1.1.1) from 14:01; two page loads of each build get
+// their own bundle, one page of A gets B's shell back, a scanner-like client with no page asks for a
+// known bundle (an orphan) and zgrab is a crawler, never a user.
+const firefox = (v: number) => `Mozilla/5.0 (X11; Linux x86_64; rv:${v}.0) Gecko/20100101 Firefox/${v}.0`
+const red = `${firefox(123)} \\x1B[31mred\\x07`
 const log = [
-  line('14:00:00', '10.0.0.1', 'Mozilla/5.0 A', '/', 1832),
-  line('14:00:00', '10.0.0.1', 'Mozilla/5.0 A', '/_build/app.aaaa.js', 50000),
-  line('14:01:00', '10.0.0.2', 'Mozilla/5.0 B', '/', 1851, 200, '10.1.1.1:8080'),
-  line('14:01:00', '10.0.0.3', 'Mozilla/5.0 \\x1B[31mred\\x07', '/', 1832),
-  line('14:01:00', '10.0.0.3', 'Mozilla/5.0 \\x1B[31mred\\x07', '/_build/app.aaaa.js', 1851, 200, '10.1.1.1:8080'),
-  line('14:01:30', '10.0.0.9', 'zgrab/0.x', '/js/app.js', 1851),
-  line('14:02:00', '10.0.0.2', 'Mozilla/5.0 B', '/_build/app.bbbb.js', 51000, 200, '10.1.1.1:8080'),
+  line('14:00:00', '10.0.0.1', firefox(120), '/', 1832),
+  line('14:00:00', '10.0.0.1', firefox(120), '/_build/app.aaaa.js', 50000),
+  line('14:00:10', '10.0.0.4', firefox(121), '/', 1832),
+  line('14:00:10', '10.0.0.4', firefox(121), '/_build/app.aaaa.js', 50000),
+  line('14:01:00', '10.0.0.2', firefox(122), '/', 1851, 200, B),
+  line('14:01:00', '10.0.0.3', red, '/', 1832),
+  line('14:01:00', '10.0.0.3', red, '/_build/app.aaaa.js', 1851, 200, B),
+  line('14:01:30', '10.0.0.9', 'zgrab/0.x', '/js/app.js', 1851, 200, B),
+  line('14:01:40', '10.0.0.8', firefox(125), '/_build/app.bbbb.js', 1832),
+  line('14:02:00', '10.0.0.2', firefox(122), '/_build/app.bbbb.js', 51000, 200, B),
+  line('14:02:10', '10.0.0.5', firefox(124), '/', 1851, 200, B),
+  line('14:02:10', '10.0.0.5', firefox(124), '/_build/app.bbbb.js', 51000, 200, B),
 ].join('\n')
 const logFile = join(dir, 'access.log')
 writeFileSync(logFile, `${log}\n`)
 const quietFile = join(dir, 'quiet.log')
-writeFileSync(quietFile, `${log.split('\n').slice(0, 2).join('\n')}\n`)
+writeFileSync(quietFile, `${log.split('\n').slice(0, 4).join('\n')}\n`)
 
 describe('skewscan analyze, run as a user would', () => {
   it('prints the answer and the tables, exit 0', () => {
     const r = runCli(['analyze', logFile])
     expect(r.status).toBe(0)
-    expect(r.stdout).toMatch(/^1 user hit broken pages \(1 of 3 page loads\) in 1 incident across 1 deploy/)
+    expect(r.stdout).toMatch(/^1 user hit failed assets: 1 page load of 5 crashed; .* in deploy D1 \(B1 → B2\)/)
     expect(r.stdout).toContain('Incidents')
-    expect(r.stdout).toMatch(/Orphan hits .*: 1 requests from 1 client/)
+    expect(r.stdout).toMatch(/I1 +rollout +D1 /)
+    expect(r.stdout).toMatch(/Not people, never counted as users: crawlers 1 request from 1 client/)
   })
 
   it('never lets control characters from the logs reach the terminal', () => {
@@ -48,7 +60,7 @@ describe('skewscan analyze, run as a user would', () => {
     addFormats(ajv)
     const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
     expect(validate.errors ?? validate(report)).toBe(true)
-    expect(report).toMatchObject({schemaVersion: 1, totals: {affectedUsers: 1, brokenPageLoads: 1, pageLoads: 3}, orphans: {requests: 1, clients: 1}})
+    expect(report).toMatchObject({schemaVersion: 2, totals: {affectedUsers: 1, brokenPageLoads: 1, pageLoads: 5, byCause: {rollout: 1}}, orphans: {requests: 1, clients: 1}, nonUser: {crawlers: {requests: 1, clients: 1}}})
   })
 
   it('--fail-on incident exits 1 when there are incidents and 0 when there are none', () => {
@@ -59,7 +71,7 @@ describe('skewscan analyze, run as a user would', () => {
   it('reads standard input with -', () => {
     const r = runCli(['analyze', '-', '--json'], {input: `${log}\n`})
     expect(r.status).toBe(0)
-    expect(JSON.parse(r.stdout).input).toMatchObject({records: 7, used: 7, sources: [{file: '-'}]})
+    expect(JSON.parse(r.stdout).input).toMatchObject({records: 12, used: 12, sources: [{file: '-'}]})
   })
 
   it('--failures writes every flagged request as NDJSON', () => {
@@ -67,8 +79,8 @@ describe('skewscan analyze, run as a user would', () => {
     expect(runCli(['analyze', logFile, '--failures', out]).status).toBe(0)
     const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
     expect(rows).toEqual([expect.objectContaining({
-      reason: 'fallback', direction: 'oldPageNewPod', path: '/_build/app.aaaa.js', requestId: '0123456789abcdef0123456789abcdef',
-      incidentId: 'I1', pageLoad: expect.objectContaining({build: 'B1', path: '/'}), source: {file: logFile, line: 5},
+      reason: 'fallback', cause: 'rollout', deployId: 'D1', direction: 'oldPageNewPod', asset: 'script', servingBuild: 'B2', path: '/_build/app.aaaa.js', requestId: '0123456789abcdef0123456789abcdef',
+      incidentId: 'I1', pageLoad: expect.objectContaining({build: 'B1', path: '/'}), source: {file: logFile, line: 7},
     })])
   })
 
