@@ -1,7 +1,10 @@
 import {detach} from '../util/detach'
 
-/** Evidence times kept per build to judge how often the logs show it answering near its end. */
-const RECENT = 9
+/**
+ * Evidence times kept per build to judge how often the logs show it answering near its end. A
+ * Datadog pull reads each pod's last this-many responses for it (see sources/datadog/pull.ts).
+ */
+export const RECENT_EVIDENCE = 9
 
 /**
  * A shell length of one app, as the logs show it. While the stream is read every length is a
@@ -119,7 +122,7 @@ export class BuildTracker {
     if (time >= b.lastServed) {
       b.lastServed = time
       const r = b.recent
-      if (r.length === RECENT) r.shift()
+      if (r.length === RECENT_EVIDENCE) r.shift()
       r.push(time)
     }
   }

@@ -56,6 +56,11 @@ export interface DatadogInputSummary {
     reason?: string
     /** Shell lengths (fingerprints) learned from the aggregate counts. */
     shellLengths: number[]
+    /**
+     * The pods whose first and last few responses were pulled in full (any response of a pod shows
+     * its build served), by the facet that names them; facet null, with the reason, when none could be.
+     */
+    pods?: {facet: string | null; count: number; reason?: string}
   }
   /** Events of the range matching the user's query, by the aggregate count; null when it could not be counted. */
   held: number | null

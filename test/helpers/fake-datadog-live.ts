@@ -18,6 +18,9 @@ import type {FakeDatadog} from './fake-datadog'
 export const API_KEY = 'dd0api0key0PLANTED0c0ffee0000001'
 export const APP_KEY = 'dd0app0key0PLANTED0c0ffee000000000000002'
 
+/** The fixtures' Datadog logs are the ingress controller's: its own service, the app in `proxy.name`. */
+export const QUERY = 'service:ingress-nginx'
+
 /** Every shipped fixture's traffic lies in this range. */
 export const RANGE = {from: Date.parse('2026-11-29T13:55:00Z'), to: Date.parse('2026-11-29T14:45:00Z')}
 
@@ -27,7 +30,7 @@ export function connection(fake: FakeDatadog, keys: {apiKey?: string; appKey?: s
 
 export function spec(mode: PullMode, over: Partial<PullSpec> = {}): PullSpec {
   return {
-    query: 'service:web', range: RANGE, scope: {}, mode,
+    query: QUERY, range: RANGE, scope: {}, mode,
     narrowing: {assetPatterns: DEFAULT_OPTIONS.assetPatterns, shellPaths: DEFAULT_OPTIONS.shellPaths, lengthTolerance: 0},
     windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, ...over,
   }
@@ -85,7 +88,7 @@ export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Pr
 
 /** The ids the server holds for a plan: every stream's query over its slices, oldest first. */
 export function expectedIds(fake: FakeDatadog, plan: PullPlan): string[] {
-  const items = plan.streams.flatMap((s) => s.slices.flatMap((sl) => fake.select(s.query, sl.from, sl.to)))
+  const items = plan.streams.flatMap((s) => s.slices.flatMap((sl) => fake.select(sl.query ?? s.query, sl.from, sl.to)))
   return sortById(items)
 }
 
@@ -101,8 +104,30 @@ export async function fileAnalyze(scenario: string, file: string, deploys?: stri
   })
 }
 
-/** A report without its `input` block: what must not depend on where the events came from. */
+/**
+ * A report without its `input` block and without the volumes of what was read (requests per app,
+ * requests and clients of crawlers, the probe and scanners): what must not depend on where the
+ * events came from. A narrowed or windowed pull leaves out requests the analysis never needs
+ * (health checks, API calls, assets far from any failure), so those volumes are smaller; every
+ * count of people, page loads and failures must still be equal. `readVolume` holds the rest.
+ */
 export function withoutInput(r: AnalysisReport): Omit<AnalysisReport, 'input'> {
   const {input: _input, ...rest} = r
-  return rest
+  const nonUser = Object.fromEntries(Object.entries(rest.nonUser).map(([k, v]) => {
+    const {requests: _r, clients: _c, ...kept} = v as {requests?: number; clients?: number}
+    return [k, kept]
+  })) as unknown as AnalysisReport['nonUser']
+  return {...rest, apps: rest.apps.map(({requests: _r, ...a}) => ({...a, requests: 0})), nonUser}
+}
+
+/** The volumes `withoutInput` leaves out, to check that a pull read no more than the file holds. */
+export function readVolume(r: AnalysisReport): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const a of r.apps) out[`app ${a.name} requests`] = a.requests
+  for (const [k, v] of Object.entries(r.nonUser)) {
+    const c = v as {requests?: number; clients?: number}
+    if (c.requests !== undefined) out[`${k} requests`] = c.requests
+    if (c.clients !== undefined) out[`${k} clients`] = c.clients
+  }
+  return out
 }

@@ -17,7 +17,7 @@ import {gunzipSync} from 'node:zlib'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, sortById} from '../helpers/fake-datadog-live'
 
 const FIXTURE = join(ROOT, 'fixtures', 'rolling-round-robin')
-const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:web']
+const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
 const KEYS = {DD_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY}
 const FAST = ['--retry-base', '10ms', '--timeout', '2s']
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-ddcli-'))

@@ -85,6 +85,47 @@ export async function bucketsWithEvents(client: DatadogClient, scope: SearchScop
 }
 
 /**
+ * Where Datadog logs name the pod that answered: the ingress-nginx pipeline's
+ * `network.destination.ip`, or ingress-nginx's own `upstream_addr` kept by a custom pipeline.
+ */
+export const POD_FACETS = ['@network.destination.ip', '@upstream_addr'] as const
+
+/** Requests per pod and time bucket, by the first pod facet the logs carry. */
+export interface PodActivity {
+  facet: string
+  pods: {value: string; counts: Map<number, number>}[]
+  /** False when there were more pods than one aggregate lists. */
+  complete: boolean
+}
+
+/**
+ * Each pod's requests per bucket (a timeseries grouped by the pod facet). Tries the facets in turn
+ * and takes the first that groups anything; undefined when none does. `fails` decides which
+ * errors end the run rather than just this step.
+ */
+export async function podActivity(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}, fails: (error: unknown) => void): Promise<PodActivity | undefined> {
+  for (const facet of POD_FACETS) {
+    let buckets: Bucket[]
+    try {
+      buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'timeseries', interval: bucket.interval}], [
+        {facet, limit: GROUP_LIMIT, sort: {aggregation: 'count', order: 'desc', type: 'measure'}},
+      ])
+    } catch (error: unknown) {
+      fails(error)
+      continue
+    }
+    const pods: PodActivity['pods'] = []
+    for (const b of buckets) {
+      const v = b.by[facet]
+      if ((typeof v !== 'string' && typeof v !== 'number') || v === '' || v === 'n/a') continue
+      pods.push({value: String(v), counts: series(b.computes.c0, bucket.ms, false)})
+    }
+    if (pods.length > 0) return {facet, pods, complete: buckets.length < GROUP_LIMIT}
+  }
+  return undefined
+}
+
+/**
  * `[{time, value}]` as a map. For counts used to cut slices, times are aligned down to the bucket
  * size; candidate times are kept as Datadog gave them, so a window always covers its bucket.
  */

@@ -78,18 +78,28 @@ async function searchV2(client: DatadogClient, query: string, range: TimeRange):
 }
 
 /**
- * The v1 list has no query language: `source:X` terms become `sources`, `key:value` terms become
- * `tags` (and are checked again on each event, since v1 matches any of them); other terms cannot be
- * expressed and are reported.
+ * The v1 list has no query language: `source:X` terms (or `source:(X OR Y)`) become `sources`,
+ * `key:value` terms (or `key:(a OR b)`) become `tags`. v1 matches events with any of the tags, so
+ * each event is checked again: it must carry one tag of every term (`groups`). Other terms cannot
+ * be expressed and are reported.
  */
-export function v1Filter(query: string): {sources: string[]; tags: string[]; ignored: string[]} {
-  const out = {sources: [] as string[], tags: [] as string[], ignored: [] as string[]}
-  for (const term of query.match(/"[^"]*"|\S+/g) ?? []) {
-    const m = /^([A-Za-z0-9_][A-Za-z0-9_.\-/]*):([^\s"()]+)$/.exec(term)
+export function v1Filter(query: string): {sources: string[]; tags: string[]; groups: string[][]; ignored: string[]} {
+  const out = {sources: [] as string[], tags: [] as string[], groups: [] as string[][], ignored: [] as string[]}
+  for (const term of query.match(/"[^"]*"|[^\s(]*\([^)]*\)|\S+/g) ?? []) {
     if (term === 'AND') continue
-    if (!m) out.ignored.push(term)
-    else if (m[1] === 'source' || m[1] === 'sources') out.sources.push(m[2] ?? '')
-    else out.tags.push(term)
+    const m = /^([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?:([^\s"()]+)|\(\s*([^\s"()]+(?:\s+OR\s+[^\s"()]+)*)\s*\))$/.exec(term)
+    if (!m) {
+      out.ignored.push(term)
+      continue
+    }
+    const key = m[1] as string
+    const values = m[2] !== undefined ? [m[2]] : (m[3] as string).split(/\s+OR\s+/)
+    if (key === 'source' || key === 'sources') out.sources.push(...values)
+    else {
+      const group = values.map((v) => `${key}:${v}`)
+      out.tags.push(...group)
+      out.groups.push(group)
+    }
   }
   return out
 }
@@ -108,13 +118,13 @@ async function listV1(client: DatadogClient, query: string, range: TimeRange, no
     }))
     const events = (json as {events?: unknown} | null)?.events
     if (!Array.isArray(events)) return items
-    items.push(...events.filter((e) => hasTags(e, f.tags)))
+    items.push(...events.filter((e) => hasTags(e, f.groups)))
     if (events.length < PAGE_LIMIT) return items
   }
   return items
 }
 
-function hasTags(event: unknown, tags: readonly string[]): boolean {
+function hasTags(event: unknown, groups: readonly (readonly string[])[]): boolean {
   const have = (event as {tags?: unknown} | null)?.tags
-  return Array.isArray(have) && tags.every((t) => have.includes(t))
+  return Array.isArray(have) && groups.every((g) => g.some((t) => have.includes(t)))
 }

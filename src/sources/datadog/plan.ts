@@ -13,6 +13,8 @@ export interface BucketCounts {
 export interface Slice extends TimeRange {
   /** Upper bound of the events it holds, when counts were known. */
   estimate?: number
+  /** This slice's own query, when it differs from its stream's (the pod edges). */
+  query?: string
 }
 
 /**
@@ -97,4 +99,61 @@ export function bucketFor(rangeMs: number): {ms: number; interval: string} {
   const sizes: [number, string][] = [[60_000, '1m'], [300_000, '5m'], [600_000, '10m'], [900_000, '15m'], [1_800_000, '30m'], [3_600_000, '1h'], [7_200_000, '2h'], [14_400_000, '4h'], [43_200_000, '12h'], [86_400_000, '1d']]
   for (const [ms, interval] of sizes) if (rangeMs / ms <= 1440) return {ms, interval}
   return {ms: 86_400_000, interval: '1d'}
+}
+
+/**
+ * The time a pod's first response and its last `tail` responses fall in, from its requests per
+ * bucket: its first non-empty bucket, and the last buckets back to where they hold `tail` requests.
+ */
+export function podEdges(counts: ReadonlyMap<number, number>, bucketMs: number, tail: number, range: TimeRange): TimeRange[] {
+  const times = [...counts].filter(([, n]) => n > 0).map(([t]) => t).sort((a, b) => a - b)
+  if (times.length === 0) return []
+  let start = times.length - 1
+  for (let acc = 0; start > 0; start--) {
+    acc += counts.get(times[start] as number) ?? 0
+    if (acc >= tail) break
+  }
+  const first = times[0] as number
+  const edges = [{from: first, to: first + bucketMs}, {from: times[start] as number, to: (times[times.length - 1] as number) + bucketMs}]
+  return mergeRanges(edges.map((e) => ({from: Math.max(range.from, e.from), to: Math.min(range.to, e.to)})).filter((e) => e.to > e.from))
+}
+
+/** One stretch of the pods' edges: which pods have an edge there, and whether it lies in an asset window. */
+export interface EdgeSlice extends TimeRange {
+  pods: string[]
+  inWindow: boolean
+}
+
+/**
+ * The pods' edges cut where the set of pods or the window changes, adjacent stretches with the
+ * same pods and window merged: each becomes one slice with its own query.
+ */
+export function edgeSlices(pods: readonly {value: string; edges: readonly TimeRange[]}[], windows: readonly TimeRange[] | undefined): EdgeSlice[] {
+  const cuts = new Set<number>()
+  for (const p of pods) for (const e of p.edges) cuts.add(e.from).add(e.to)
+  for (const w of windows ?? []) cuts.add(w.from).add(w.to)
+  const points = [...cuts].sort((a, b) => a - b)
+  const inside = (rs: readonly TimeRange[], t: number): boolean => rs.some((r) => t >= r.from && t < r.to)
+  const out: EdgeSlice[] = []
+  for (let i = 0; i + 1 < points.length; i++) {
+    const from = points[i] as number
+    const to = points[i + 1] as number
+    const here = pods.filter((p) => inside(p.edges, from)).map((p) => p.value)
+    if (here.length === 0) continue
+    const inWindow = windows !== undefined && inside(windows, from)
+    const last = out[out.length - 1]
+    if (last && last.to === from && last.inWindow === inWindow && last.pods.join('\n') === here.join('\n')) last.to = to
+    else out.push({from, to, pods: here, inWindow})
+  }
+  return out
+}
+
+function mergeRanges(ranges: TimeRange[]): TimeRange[] {
+  const out: TimeRange[] = []
+  for (const r of [...ranges].sort((a, b) => a.from - b.from)) {
+    const last = out[out.length - 1]
+    if (last && r.from <= last.to) last.to = Math.max(last.to, r.to)
+    else out.push({...r})
+  }
+  return out
 }

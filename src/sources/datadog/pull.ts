@@ -6,9 +6,10 @@ import type {DatadogConnection} from './connection'
 import type {TimeRange} from '../../config/time-range'
 import type {DatadogInputSummary} from '../../model/report'
 import {SourceError} from '../errors'
-import {bucketsWithEvents, countEvents, lengthsServed} from './aggregate'
+import {RECENT_EVIDENCE} from '../../analysis/builds'
+import {bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
-import {type BucketCounts, bucketFor, planSlices, planWindows, type Slice} from './plan'
+import {type BucketCounts, bucketFor, edgeSlices, planSlices, planWindows, podEdges, type Slice} from './plan'
 import {type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
 import type {RetryPolicy} from './retry'
@@ -54,7 +55,9 @@ export interface PullPlan {
   shellLengths: number[]
   /** The time asset requests are pulled from: the windows, or the whole range. */
   windows: TimeRange[]
-  streams: {name: 'pages' | 'assets' | 'narrowed' | 'all'; query: string; slices: Slice[]}[]
+  streams: {name: 'pages' | 'assets' | 'narrowed' | 'all' | 'edges'; query: string; slices: Slice[]}[]
+  /** The pods whose first and last responses were pulled (see edges), and by which facet. */
+  pods?: {facet: string | null; count: number; reason?: string}
 }
 
 /** Where a resumed pull starts: the last time written, and the ids already written at that time. */
@@ -93,7 +96,7 @@ export class DatadogPull {
     const plan = await this.plan()
     const tasks: SliceTask[] = plan.streams.flatMap((s, stream) => s.slices
       .filter((sl) => resume === undefined || sl.to > resume.time)
-      .map((sl) => ({stream, query: s.query, from: resume === undefined ? sl.from : Math.max(sl.from, resume.time), to: sl.to, ...(sl.estimate === undefined ? {} : {estimate: sl.estimate})})))
+      .map((sl) => ({stream, query: sl.query ?? s.query, from: resume === undefined ? sl.from : Math.max(sl.from, resume.time), to: sl.to, ...(sl.estimate === undefined ? {} : {estimate: sl.estimate})})))
     const puller = new Puller(this.client, this.spec.scope, tasks, {
       concurrency: this.tuning.concurrency, now: this.hooks.now, onNotice: this.hooks.onNotice,
       onProgress: this.hooks.onProgress && ((p) => this.hooks.onProgress?.({...p, phase: 'pulling'})),
@@ -133,7 +136,7 @@ export class DatadogPull {
     const seconds = (ms: number): number => Math.round(ms / 100) / 10
     return {
       query: this.spec.query, from: iso(this.spec.range.from), to: iso(this.spec.range.to), site: this.connection.site, pull: this.spec.mode,
-      narrowing: {aggregate: plan?.aggregate ?? 'not-asked', ...(plan?.reason ? {reason: plan.reason} : {}), shellLengths: plan?.shellLengths ?? []},
+      narrowing: {aggregate: plan?.aggregate ?? 'not-asked', ...(plan?.reason ? {reason: plan.reason} : {}), shellLengths: plan?.shellLengths ?? [], ...(plan?.pods ? {pods: plan.pods} : {})},
       held: plan?.held ?? null,
       pulled: this.emitted,
       duplicates: (this.puller?.duplicates ?? 0) + this.duplicatesDropped,
@@ -191,16 +194,49 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     if (!shells.complete) return fallBack(`more than ${shells.lengths.length} distinct shell lengths`)
     const lengths = lengthValues(shells.lengths, spec.narrowing.lengthTolerance)
     if (lengths === undefined) return fallBack(`${shells.lengths.length} shell lengths with --length-tolerance ${spec.narrowing.lengthTolerance} are too many to list in a query`)
-    if (spec.mode === 'narrowed') return wholeRange('used', 'narrowed', q.narrowed(lengths), undefined, shells.lengths)
+    if (spec.mode === 'narrowed') {
+      const plan = wholeRange('used', 'narrowed', q.narrowed(lengths), undefined, shells.lengths)
+      return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, undefined))
+    }
     const candidates = await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
     const windows = planWindows(candidates, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range)
-    return {
+    const plan: PullPlan = {
       held, aggregate: 'used', shellLengths: shells.lengths, windows,
       streams: [{name: 'pages', query: q.pageRequests(lengths), slices: slices(whole)}, {name: 'assets', query: q.assetRequests(), slices: slices(windows)}],
     }
+    return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, windows))
   } catch (error: unknown) {
     return fallBack(reasonOf(error))
   }
+}
+
+interface Edges {
+  pods: NonNullable<PullPlan['pods']>
+  slices: Slice[]
+}
+
+/**
+ * The requests that show each pod's first response and its last few (RECENT_EVIDENCE), which the
+ * other streams leave out: the analysis takes any response of a pod as its build being served, so
+ * without them a build's first and last sighting (and a deploy's end) would move with the pull
+ * mode. Counted per pod and bucket by the aggregate API, then pulled bucket-exact.
+ */
+async function edgesOf(client: DatadogClient, spec: PullSpec, q: QueryBuilder, lengths: number[], bucket: {ms: number; interval: string}, windows: TimeRange[] | undefined): Promise<Edges> {
+  let failure: string | undefined
+  const activity = await podActivity(client, spec.scope, q.readable(), spec.range, bucket, (error) => {
+    failure ??= reasonOf(error)
+  })
+  if (!activity) return {pods: {facet: null, count: 0, reason: failure ?? `no log names the pod that answered (${POD_FACETS.join(', ')})`}, slices: []}
+  const pods = activity.pods.map((p) => ({value: p.value, edges: podEdges(p.counts, bucket.ms, RECENT_EVIDENCE, spec.range)}))
+  const slices = edgeSlices(pods, windows).map((e): Slice => ({
+    from: e.from, to: e.to, query: q.podRequests(activity.facet, e.pods, lengths, windows !== undefined && !e.inWindow),
+  }))
+  return {pods: {facet: activity.facet, count: pods.length, ...(activity.complete ? {} : {reason: 'more pods than one aggregate lists: the edges of some are not pulled'})}, slices}
+}
+
+function withEdges(plan: PullPlan, edges: Edges): PullPlan {
+  const streams = edges.slices.length === 0 ? plan.streams : [...plan.streams, {name: 'edges' as const, query: edges.slices[0]?.query ?? '', slices: edges.slices}]
+  return {...plan, streams, pods: edges.pods}
 }
 
 /** Why the aggregate failed, for the fallback; keys refused fail the run (the search would be refused too). */

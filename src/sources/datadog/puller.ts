@@ -122,6 +122,7 @@ function isInvalidCursor(error: unknown): boolean {
 /** One slice being pulled in the background; its pages wait here until the stream reaches it. */
 class SliceRun {
   readonly pages: Pulled[][] = []
+  started = false
   done = false
   private wake: (() => void) | undefined
 
@@ -163,6 +164,9 @@ export class Puller {
   private readonly runs: SliceRun[]
   private readonly order: SliceRun[]
   private next = 0
+  private startedRuns = 0
+  /** Runs a stream waits on that have not started: they start next, past the look-ahead limit. */
+  private readonly wanted: SliceRun[] = []
   private running = 0
   private consumed = 0
   private error: unknown
@@ -208,6 +212,12 @@ export class Puller {
           continue
         }
         if (run.done) break
+        if (!run.started) {
+          // The merge waits for this stream's next slice: start it even if the slices started
+          // ahead (of other streams) fill the look-ahead, or the pull would wait for itself.
+          this.wanted.push(run)
+          this.fill()
+        }
         await run.wait()
       }
       this.consumed++
@@ -215,10 +225,23 @@ export class Puller {
     }
   }
 
+  /**
+   * Starts slices in time order, at most `concurrency` at once and at most twice that many started
+   * ahead of what was consumed; a slice a stream waits on starts first, whatever the look-ahead.
+   */
   private fill(): void {
     const ahead = this.options.concurrency * 2
-    while (!this.stopped && this.error === undefined && this.next < this.order.length && this.running < this.options.concurrency && this.next - this.consumed < ahead) {
-      const run = this.order[this.next++] as SliceRun
+    while (!this.stopped && this.error === undefined && this.running < this.options.concurrency) {
+      while (this.next < this.order.length && (this.order[this.next] as SliceRun).started) this.next++
+      let run: SliceRun | undefined
+      while (this.wanted.length > 0 && !run) {
+        const w = this.wanted.shift() as SliceRun
+        if (!w.started) run = w
+      }
+      if (!run && this.next < this.order.length && this.startedRuns - this.consumed < ahead) run = this.order[this.next]
+      if (!run) return
+      run.started = true
+      this.startedRuns++
       this.running++
       void this.pull(run)
     }

@@ -9,7 +9,9 @@
  *   shells) and other routes answered with a shell (deep links). Once the shell lengths are known
  *   (aggregate API), only routes whose length is one of them; before that, every 2xx.
  *
- * Everything else (API calls, health checks, POSTs) is never pulled.
+ * Everything else (API calls, health checks) is pulled only where it shows a pod answering at the
+ * edges of its life (its first response, its last few): the analysis takes any response of a pod
+ * as its build being served. POSTs and other methods are never pulled.
  */
 
 export interface NarrowingSpec {
@@ -105,6 +107,21 @@ export class QueryBuilder {
       ? `(${this.shells} OR @http.status_code:[200 TO 299])`
       : lengths.length === 0 ? this.shells : `(${this.shells} OR ${anyOf('@network.bytes_written', lengths.map(String))})`
     return ['@http.method:GET', `-${this.assets}`, shellLike]
+  }
+
+  /** Every GET or HEAD: what a pod's activity is counted on (any response of it shows its build served). */
+  readable(): string {
+    return and(this.user, '@http.method:(GET OR HEAD)')
+  }
+
+  /**
+   * The requests of these pods the page stream leaves out (and the asset stream, unless
+   * `withAssets`): API calls, health checks, other routes. All of a pod's facet values when there
+   * are too many to list.
+   */
+  podRequests(facet: string, pods: readonly string[], lengths: readonly number[], withAssets: boolean): string {
+    const podTerm = pods.length === 0 || pods.length > MAX_LENGTH_TERMS ? '' : anyOf(facet, pods.map(escapeValue))
+    return and(this.user, '@http.method:(GET OR HEAD)', podTerm, `-(${this.pageTerms(lengths).join(' ')})`, withAssets ? '' : `-${this.assets}`)
   }
 
   /** Successful responses on shell paths: grouped by length, they are the fingerprints. */

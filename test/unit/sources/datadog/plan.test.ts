@@ -1,4 +1,4 @@
-import {bucketFor, planSlices, planWindows} from '../../../../src/sources/datadog/plan'
+import {bucketFor, edgeSlices, planSlices, planWindows, podEdges} from '../../../../src/sources/datadog/plan'
 
 const T = Date.parse('2026-11-29T14:00:00Z')
 const MIN = 60_000
@@ -72,5 +72,45 @@ describe('bucketFor', () => {
     [40 * MIN, '1m'], [24 * 60 * MIN, '1m'], [25 * 60 * MIN, '5m'], [7 * 24 * 60 * MIN, '10m'], [30 * 24 * 60 * MIN, '30m'], [400 * 24 * 60 * MIN, '12h'], [1000 * 24 * 60 * MIN, '1d'],
   ])('%d ms → %s', (range, interval) => {
     expect(bucketFor(range).interval).toBe(interval)
+  })
+})
+
+describe('podEdges (the buckets holding a pod\'s first response and its last few)', () => {
+  const range = {from: T, to: T + 120 * MIN}
+  const counts = (pairs: [number, number][]): Map<number, number> => new Map(pairs.map(([m, n]) => [T + m * MIN, n]))
+  it('the first bucket, and the last buckets back to where they hold the tail', () => {
+    expect(podEdges(counts([[0, 5], [10, 4], [50, 2], [51, 3], [52, 5]]), MIN, 9, range)).toEqual([{from: T, to: T + MIN}, {from: T + 50 * MIN, to: T + 53 * MIN}])
+    // The last bucket alone holds the tail.
+    expect(podEdges(counts([[0, 5], [30, 20]]), MIN, 9, range)).toEqual([{from: T, to: T + MIN}, {from: T + 30 * MIN, to: T + 31 * MIN}])
+  })
+  it('a pod with fewer requests than the tail: everything from its first bucket', () => {
+    expect(podEdges(counts([[3, 2], [40, 1], [41, 1]]), MIN, 9, range)).toEqual([{from: T + 3 * MIN, to: T + 42 * MIN}])
+  })
+  it('empty buckets are skipped, edges clipped to the range; no requests, no edges', () => {
+    expect(podEdges(counts([[-1, 0], [5, 1], [119, 20]]), 2 * MIN, 9, range)).toEqual([{from: T + 5 * MIN, to: T + 7 * MIN}, {from: T + 119 * MIN, to: T + 120 * MIN}])
+    expect(podEdges(new Map(), MIN, 9, range)).toEqual([])
+  })
+})
+
+describe('edgeSlices', () => {
+  const r = (a: number, b: number) => ({from: T + a * MIN, to: T + b * MIN})
+  it('cuts where the pods or the windows change, merges what is alike', () => {
+    const pods = [{value: 'a', edges: [r(0, 1), r(10, 12)]}, {value: 'b', edges: [r(0, 1), r(11, 13)]}]
+    expect(edgeSlices(pods, undefined)).toEqual([
+      {...r(0, 1), pods: ['a', 'b'], inWindow: false},
+      {...r(10, 11), pods: ['a'], inWindow: false},
+      {...r(11, 12), pods: ['a', 'b'], inWindow: false},
+      {...r(12, 13), pods: ['b'], inWindow: false},
+    ])
+    expect(edgeSlices(pods, [r(5, 11.5)])).toEqual([
+      {...r(0, 1), pods: ['a', 'b'], inWindow: false},
+      {...r(10, 11), pods: ['a'], inWindow: true},
+      {...r(11, 11.5), pods: ['a', 'b'], inWindow: true},
+      {...r(11.5, 12), pods: ['a', 'b'], inWindow: false},
+      {...r(12, 13), pods: ['b'], inWindow: false},
+    ])
+  })
+  it('no pods, no slices', () => {
+    expect(edgeSlices([], [r(0, 5)])).toEqual([])
   })
 })

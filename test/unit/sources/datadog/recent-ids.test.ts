@@ -19,7 +19,8 @@ describe('RecentIds (dropping copies from the merged pull)', () => {
 
 describe('v1Filter (the v1 events list has no query language)', () => {
   it('maps source: to sources, key:value to tags, and reports the rest', () => {
-    expect(v1Filter('source:kubernetes kube_deployment:web kube_namespace:shop')).toEqual({sources: ['kubernetes'], tags: ['kube_deployment:web', 'kube_namespace:shop'], ignored: []})
-    expect(v1Filter('source:kubernetes AND "Scaled up replica set" -env:dev')).toEqual({sources: ['kubernetes'], tags: [], ignored: ['"Scaled up replica set"', '-env:dev']})
+    expect(v1Filter('source:kubernetes kube_deployment:web kube_namespace:shop')).toEqual({sources: ['kubernetes'], tags: ['kube_deployment:web', 'kube_namespace:shop'], groups: [['kube_deployment:web'], ['kube_namespace:shop']], ignored: []})
+    expect(v1Filter('source:(kubernetes OR deployment) kube_deployment:(web OR docs)')).toEqual({sources: ['kubernetes', 'deployment'], tags: ['kube_deployment:web', 'kube_deployment:docs'], groups: [['kube_deployment:web', 'kube_deployment:docs']], ignored: []})
+    expect(v1Filter('source:kubernetes AND "Scaled up replica set" -env:dev')).toEqual({sources: ['kubernetes'], tags: [], groups: [], ignored: ['"Scaled up replica set"', '-env:dev']})
   })
 })
