@@ -126,28 +126,29 @@ export async function* merge<T extends {time: number}>(sources: AsyncIterable<T[
     }
   }
   await Promise.all(buffers.map((_, i) => refill(i)))
+  let out: T[] = []
   for (;;) {
-    const out: T[] = []
-    // Emit until one source runs dry; then refill it before going on.
-    for (;;) {
-      let min = -1
-      let minTime = Number.POSITIVE_INFINITY
-      for (let i = 0; i < buffers.length; i++) {
-        const b = buffers[i] as (typeof buffers)[number]
-        if (b.pos < b.events.length) {
-          const t = (b.events[b.pos] as T).time
-          if (t < minTime) [min, minTime] = [i, t]
-        }
-      }
-      if (min === -1) break
-      const b = buffers[min] as (typeof buffers)[number]
-      out.push(b.events[b.pos++] as T)
-      if (b.pos >= b.events.length && !b.done) {
-        await refill(min)
-        if (out.length >= 4096) break
+    // Emit the oldest event of all; when its source runs dry, hand on what is ready before
+    // waiting for that source (a slow source must not hold back what the others gave).
+    let min = -1
+    let minTime = Number.POSITIVE_INFINITY
+    for (let i = 0; i < buffers.length; i++) {
+      const b = buffers[i] as (typeof buffers)[number]
+      if (b.pos < b.events.length) {
+        const t = (b.events[b.pos] as T).time
+        if (t < minTime) [min, minTime] = [i, t]
       }
     }
-    if (out.length > 0) yield out
-    if (buffers.every((b) => b.done && b.pos >= b.events.length)) return
+    if (min === -1) break
+    const b = buffers[min] as (typeof buffers)[number]
+    out.push(b.events[b.pos++] as T)
+    if (b.pos >= b.events.length && !b.done) {
+      if (out.length > 0) {
+        yield out
+        out = []
+      }
+      await refill(min)
+    }
   }
+  if (out.length > 0) yield out
 }

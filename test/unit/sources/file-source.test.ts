@@ -157,4 +157,22 @@ describe('ordering', () => {
     const merged = await collect(merge([of([e(1), e(4)], [e(9)]), of([e(2), e(3)], [e(10)]), of([e(5)])]))
     expect(merged).toEqual([1, 2, 3, 4, 5, 9, 10])
   })
+
+  it('hands on what is ready before waiting for a source that is slow to give its next batch', async () => {
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((r) => (release = r))
+    async function* slow(): AsyncGenerator<AccessEvent[]> {
+      yield [e(2)]
+      await gate
+      yield [e(20)]
+    }
+    const it = merge([of([e(1), e(3), e(4)], [e(30)]), slow()])[Symbol.asyncIterator]()
+    const seen: number[] = []
+    // Everything up to the slow source's first batch comes out while its next one is awaited.
+    while (!seen.includes(2)) seen.push(...((await it.next()).value as AccessEvent[]).map((x) => x.time))
+    expect(seen).toEqual([1, 2])
+    release()
+    for (let r = await it.next(); !r.done; r = await it.next()) seen.push(...r.value.map((x) => x.time))
+    expect(seen).toEqual([1, 2, 3, 4, 20, 30])
+  })
 })
