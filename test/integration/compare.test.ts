@@ -16,23 +16,31 @@ describe('compare: did the fix work?', () => {
   it('shows the drop from round-robin to cookie affinity, beside the 1/pods residual affinity predicts', async () => {
     const r = await compare({base: {...base, deploysFile: fx('rolling-round-robin/deploys.json')}, sets: [
       {name: 'round-robin', inputs: [fx('rolling-round-robin/ingress.log')]}, {name: 'affinity', inputs: [fx('rolling-sticky/ingress.log')]}]})
-    // The truth: rollout incidents broke 17 page loads with round-robin, 4 with affinity; 3 stale tabs each.
-    const rolloutBroken = (s: string) => truth(s).incidents.filter((i: {kind: string}) => i.kind === 'rollout').reduce((n: number, i: {affectedPageLoads: number}) => n + i.affectedPageLoads, 0)
-    expect(r.groups.map((g) => [g.name, g.deploys, g.pods, g.brokenPageLoads, g.staleBrokenPageLoads])).toEqual([
-      ['round-robin', 1, 3, rolloutBroken('rolling-round-robin'), 3], ['affinity', 1, 3, rolloutBroken('rolling-sticky'), 3]])
-    expect(r.comparison).toMatchObject({before: 'round-robin', after: 'affinity', brokenShareBefore: 0.6538, brokenShareAfter: 0.1538, affinityExpectedShare: 0.2179, relativeChange: -0.7648})
-    expect(r.comparison?.verdict).toContain('in line with cookie affinity alone (about 21.8% with 3 pods)')
+    // The truth: the race crashed 12 of 31 page loads with round-robin, 1 of 30 with affinity; 2 stale tabs each.
+    const t = {rr: truth('rolling-round-robin'), sticky: truth('rolling-sticky')}
+    type TruthIncident = {cause: string; brokenPageLoads: number; affectedPageLoads: number}
+    const raced = (x: {incidents: TruthIncident[]}) => x.incidents.filter((i) => i.cause === 'rollout').reduce((n, i) => n + i.brokenPageLoads, 0)
+    const stale = (x: {incidents: TruthIncident[]}) => x.incidents.filter((i) => i.cause === 'stale-client').reduce((n, i) => n + i.affectedPageLoads, 0)
+    const pageLoads = (x: {deploys: {pageLoads: number}[]}) => x.deploys[0]?.pageLoads ?? 0
+    expect(r.groups.map((g) => [g.name, g.deploys, g.pods, g.pageLoads, g.brokenPageLoads, g.staleBrokenPageLoads])).toEqual([
+      ['round-robin', 1, 3, pageLoads(t.rr), raced(t.rr), stale(t.rr)], ['affinity', 1, 3, pageLoads(t.sticky), raced(t.sticky), stale(t.sticky)]])
+    const round = (x: number) => Math.round(x * 10_000) / 10_000
+    const before = raced(t.rr) / pageLoads(t.rr)
+    const after = raced(t.sticky) / pageLoads(t.sticky)
+    expect(r.comparison).toMatchObject({before: 'round-robin', after: 'affinity', brokenShareBefore: round(before), brokenShareAfter: round(after), affinityExpectedShare: round(before / 3)})
+    expect(r.comparison?.relativeChange).toBeCloseTo((after - before) / before, 3)
+    expect(r.comparison?.verdict).toContain(`in line with cookie affinity alone (about ${(100 * before / 3).toFixed(1)}% with 3 pods)`)
     const validate = new Ajv({strict: false}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'compare.schema.json'), 'utf8')))
     expect(validate.errors ?? validate(JSON.parse(JSON.stringify(r)))).toBe(true)
-    expect(renderCompareMarkdown(r)).toContain('| round-robin | 1 | 3 | 26 | 17 | 65.4% | 3 | 16 | 16 | 113 s |')
+    expect(renderCompareMarkdown(r)).toContain('| round-robin | 1 | 3 | 31 | 12 | 38.7% | 2 | 17 | 17 | 88 s |')
     const html = renderCompareHtml(r, new Date(0), 'test')
     expect(html).toContain('default-src \'none\'')
     expect(html.match(/<rect class="share/g)).toHaveLength(2)
   })
 
   it('splits one set of logs at --fix-date', async () => {
-    const r = await compare({base: {...base, deploysFile: fx('two-deploys/deploys.json')}, inputs: [fx('two-deploys/ingress.log')], fixDate: Date.parse('2026-11-29T14:20:00Z')})
-    expect(r.split).toEqual({kind: 'fix-date', fixDate: '2026-11-29T14:20:00.000Z'})
+    const r = await compare({base: {...base, deploysFile: fx('two-deploys/deploys.json')}, inputs: [fx('two-deploys/ingress.log')], fixDate: Date.parse('2026-11-29T14:12:00Z')})
+    expect(r.split).toEqual({kind: 'fix-date', fixDate: '2026-11-29T14:12:00.000Z'})
     expect(r.deploys.map((d) => [d.group, d.id])).toEqual([['before', 'D1'], ['after', 'D2']])
   })
 
