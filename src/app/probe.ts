@@ -69,7 +69,16 @@ export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
       if (req.signal?.aborted) break
       const info = tally.add(b)
       req.onBarrage?.(b, info)
-      if (req.count === undefined || seq < req.count) await clock.sleep(Math.min(t0 + req.intervalMs, deadline) - now(), req.signal)
+      if (req.count !== undefined && seq >= req.count) continue
+      const next = t0 + req.intervalMs
+      if (next >= deadline) {
+        // The next barrage would start at or after the deadline: wait out the duration and stop,
+        // deciding by the plan rather than by a timer that may wake a millisecond early.
+        await clock.sleep(deadline - now(), req.signal)
+        if (!req.signal?.aborted) stoppedBy = 'duration'
+        break
+      }
+      await clock.sleep(next - now(), req.signal)
     }
   } finally {
     req.signal?.removeEventListener('abort', stop)

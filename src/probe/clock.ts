@@ -15,9 +15,18 @@ export interface Clock {
   readonly simulated: boolean
 }
 
+/**
+ * Sleeps until Date.now() has moved `ms` on: a timer may fire a little before that by Date.now()
+ * (Node measures timers from the event loop's cached time), so it sleeps again for what is left.
+ */
+async function wallSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  const until = Date.now() + ms
+  for (let left = ms; left > 0 && !signal?.aborted; left = until - Date.now()) await sleep(left, signal)
+}
+
 export const WALL_CLOCK: Clock = {
   now: () => Date.now(),
-  sleep,
+  sleep: wallSleep,
   busy: (work) => work(),
   networkDelayMs: 0,
   simulated: false,
