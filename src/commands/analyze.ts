@@ -29,7 +29,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     'zcat logs/*.gz | <%= config.bin %> <%= command.id %> - --session-key cookie:INGRESSCOOKIE --failures failed.ndjson',
     '<%= config.bin %> <%= command.id %> pages.json --format html --output report.html',
     '<%= config.bin %> <%= command.id %> day.ndjson.gz --format markdown,json --out-dir reports/ --fail-on "affected-users>10"',
-    '<%= config.bin %> <%= command.id %> --from 2026-11-29T14:00:00Z --to 2026-11-29T16:00:00Z --query "service:web" --deploy-query "source:kubernetes kube_deployment:web"',
+    '<%= config.bin %> <%= command.id %> --from 2026-11-29T14:00:00Z --to 2026-11-29T16:00:00Z --query "service:ingress-nginx" --deploy-query "source:(kubernetes OR deployment) kube_deployment:web"',
   ]
 
   static override enableJsonFlag = true

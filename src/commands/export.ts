@@ -16,9 +16,9 @@ Keys: DD_API_KEY or DATADOG_API_KEY, and DD_APP_KEY or DATADOG_APP_KEY (with log
 Exit codes: 0 done; 2 usage or configuration error; 3 Datadog failed (after retries); 130 interrupted.`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --from 2026-11-29T14:00:00Z --to 2026-11-29T16:00:00Z --query "service:web" -o incident.ndjson.gz',
+    '<%= config.bin %> <%= command.id %> --from 2026-11-29T14:00:00Z --to 2026-11-29T16:00:00Z --query "service:ingress-nginx" -o incident.ndjson.gz',
     '<%= config.bin %> <%= command.id %> --resume -o incident.ndjson.gz',
-    '<%= config.bin %> <%= command.id %> --since 24h --query "service:web" --pull windows -o day.ndjson',
+    '<%= config.bin %> <%= command.id %> --since 24h --query "service:ingress-nginx" --pull windows -o day.ndjson',
   ]
 
   static override enableJsonFlag = true
