@@ -1,6 +1,7 @@
 import type {CompareDeploy, CompareGroup, CompareReport} from '../model/compare'
 import {COMPARE_SCHEMA_VERSION} from '../model/compare'
 import type {AnalysisReport} from '../model/report'
+import {plural} from '../util/plural'
 
 export interface LabelledReport {
   name: string
@@ -63,15 +64,16 @@ export function compareReport(split: CompareReport['split'], groups: {name: stri
 
 function verdict(before: CompareGroup, after: CompareGroup, expected: number | null, pods: number | null): string {
   if (before.deploys === 0 || after.deploys === 0) return `No deploys in ${before.deploys === 0 ? before.name : after.name}: nothing to compare.`
-  const deploys = (n: number): string => `${n} deploy${n === 1 ? '' : 's'}`
+  const deploys = (n: number): string => plural(n, 'deploy')
   const points = Math.round((after.brokenShare - before.brokenShare) * 1000) / 10
   const moved = `Page loads broken by the rollout race went from ${pct(before.brokenShare)} (${before.name}, ${deploys(before.deploys)}) to ${pct(after.brokenShare)} (${after.name}, ${deploys(after.deploys)}), ${points > 0 ? '+' : points < 0 ? '−' : '±'}${Math.abs(points)} percentage points`
   if (expected === null) return `${moved}; the logs name no pods, so the cookie-affinity residual (about 1/pods) cannot be estimated (--pods N).`
+  const podCount = pods === null ? 'the pods seen' : plural(pods, 'pod')
   const tolerance = Math.max(0.02, expected * 0.25)
   const judged = after.brokenShare <= expected + tolerance
-    ? `in line with cookie affinity alone (about ${pct(expected)} with ${pods} pods)`
-    : `more than cookie affinity alone leaves (about ${pct(expected)} with ${pods} pods): the fix did not do what affinity should`
+    ? `in line with cookie affinity alone (about ${pct(expected)} with ${podCount})`
+    : `more than cookie affinity alone leaves (about ${pct(expected)} with ${podCount}): the fix did not do what affinity should`
   const better = after.brokenShare === 0 ? 'no page broke in the race after the fix' : judged
-  const stale = `; stale tabs broke ${before.staleBrokenPageLoads} then ${after.staleBrokenPageLoads} page loads`
+  const stale = `; stale tabs broke ${before.staleBrokenPageLoads} then ${plural(after.staleBrokenPageLoads, 'page load')}`
   return `${moved}: ${better}${stale}.`
 }

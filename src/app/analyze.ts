@@ -17,6 +17,7 @@ import {merge, reorder} from '../sources/order'
 import {type SpillOptions, sortedBySpilling} from '../sources/spill-sort'
 import {openParallel, type ParallelOptions, warmFor} from '../sources/parallel/options'
 import type {ParallelReading} from '../sources/parallel/parallel-lines'
+import {plural} from '../util/plural'
 
 export interface AnalyzeRequest {
   /** Files to read; `-` reads `stdin`. */
@@ -180,7 +181,7 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
     if (rejected.length > 0) {
       const reasons = new Map<string, number>()
       for (const r of rejected) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1)
-      notice?.(`${file} (${format}): ${deploys.length} deploys read, ${rejected.length} records skipped (${[...reasons].map(([k, n]) => `${k}: ${n}`).join(', ')}; first at record ${(rejected[0]?.index ?? 0) + 1})`)
+      notice?.(`${file} (${format}): ${plural(deploys.length, 'deploy')} read, ${plural(rejected.length, 'record')} skipped (${[...reasons].map(([k, n]) => `${k}: ${n}`).join(', ')}; first at record ${(rejected[0]?.index ?? 0) + 1})`)
     }
     return deploys
   } catch (error: unknown) {

@@ -18,6 +18,7 @@ import type {DatadogInputSummary} from '../model/report'
 import {SourceError} from '../sources/errors'
 import {PullAborted} from '../sources/datadog/errors'
 import {DatadogPull, type PullHooks, type PullPlan, type PullSpec, type PullTuning, type ResumePoint} from '../sources/datadog/pull'
+import {pluralCount} from '../util/plural'
 
 export interface ExportRequest {
   output: string
@@ -51,7 +52,7 @@ export interface ExportResult {
 /** Ctrl-C: what was pulled is flushed and recorded; `--resume` continues. */
 export class ExportInterrupted extends Error {
   constructor(readonly file: string, readonly events: number) {
-    super(`Interrupted: ${events} events are in ${file}. Run the same export with --resume to continue where it stopped.`)
+    super(`Interrupted: ${pluralCount(events, 'event')} ${events === 1 ? 'is' : 'are'} in ${file}. Run the same export with --resume to continue where it stopped.`)
     this.name = 'ExportInterrupted'
   }
 }
@@ -141,7 +142,7 @@ export async function exportLogs(req: ExportRequest): Promise<ExportResult> {
     await out.close()
     if (error instanceof PullAborted) throw new ExportInterrupted(req.output, s.written.events)
     if (error instanceof SourceError) {
-      throw new SourceError(`${error.message}\n${s.written.events} events are in ${req.output}; run the same export with --resume to continue where it stopped.`, error.file)
+      throw new SourceError(`${error.message}\n${pluralCount(s.written.events, 'event')} ${s.written.events === 1 ? 'is' : 'are'} in ${req.output}; run the same export with --resume to continue where it stopped.`, error.file)
     }
     throw error
   }

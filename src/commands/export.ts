@@ -5,6 +5,7 @@ import {BaseCommand} from '../cli/base-command'
 import {datadogFlags, pullFlag} from '../cli/datadog-flags'
 import {pullHooks, pullSummaryLine} from '../cli/progress'
 import {exportSettings} from '../config/datadog'
+import {pluralCount} from '../util/plural'
 
 const {'asset-pattern': assetPattern, 'default-asset-patterns': defaultAssetPatterns, 'shell-path': shellPath, 'length-tolerance': lengthTolerance, horizon, lookahead, field} = analysisFlags
 
@@ -44,7 +45,7 @@ Exit codes: 0 done; 2 usage or configuration error; 3 Datadog failed (after retr
     process.on('SIGINT', onSigint)
     try {
       const result = await exportLogs({...settings, hooks: {...pullHooks((m) => this.notice(m), process.stderr.isTTY === true), signal: controller.signal}})
-      this.notice(`Exported ${result.events.toLocaleString('en-US')} events to ${result.file}${result.resumed ? ` (${result.written} in this run)` : ''} in ${result.seconds}s. ${pullSummaryLine(result.datadog)}`)
+      this.notice(`Exported ${pluralCount(result.events, 'event')} to ${result.file}${result.resumed ? ` (${result.written} in this run)` : ''} in ${result.seconds}s. ${pullSummaryLine(result.datadog)}`)
       return result
     } catch (error: unknown) {
       if (!(error instanceof ExportInterrupted)) throw error

@@ -8,6 +8,7 @@ import type {CompareReport, LabReport} from '../lab/report'
 import {interruptSignal} from '../probe/interrupt'
 import {outputFlags} from '../cli/output-flags'
 import {tableWidth} from '../config/output-options'
+import {plural} from '../util/plural'
 
 /** Flags of one lab run; --compare decides these itself. */
 const ONE_RUN = ['compare']
@@ -62,7 +63,7 @@ export default class Lab extends BaseCommand {
     try {
       if (flags.compare) {
         const settings = compareSettings(flags)
-        this.notice(`Comparing strategies: one rolling deploy of ${settings.replicas} pods, ${settings.stepMs / 1000} s per pod, ${settings.browsers} browsers each, all on 127.0.0.1…`)
+        this.notice(`Comparing strategies: one rolling deploy of ${plural(settings.replicas, 'pod')}, ${settings.stepMs / 1000} s per pod, ${plural(settings.browsers, 'browser')} each, all on 127.0.0.1…`)
         const report = await compareStrategies({...settings, signal: interrupt.signal})
         this.print(renderCompare(report.strategies, tableWidth(flags, process.stdout)))
         return report

@@ -1,5 +1,6 @@
 import type {DeployWindow, LabEvent} from './cluster'
 import type {LabReport} from './report'
+import {plural} from '../util/plural'
 
 const clock = (t: number): string => new Date(t).toISOString().slice(11, 23)
 
@@ -32,14 +33,14 @@ export function renderLabReport(r: LabReport): string {
   const s = r.settings
   const b = r.browsers
   const lines = [
-    `Lab ${r.url}: ${s.replicas} pods, ${s.affinity === 'cookie' ? 'cookie affinity' : 'round-robin'}, ${s.strategy}, ${s.missing === '404' ? '404 for missing assets' : 'SPA fallback'}${s.keepOldAssets ? ', old assets kept' : ''}; ${r.deploys.length} deploys; ${r.stoppedBy === 'interrupt' ? 'interrupted' : `stopped (${r.stoppedBy})`}.`,
+    `Lab ${r.url}: ${plural(s.replicas, 'pod')}, ${s.affinity === 'cookie' ? 'cookie affinity' : 'round-robin'}, ${s.strategy}, ${s.missing === '404' ? '404 for missing assets' : 'SPA fallback'}${s.keepOldAssets ? ', old assets kept' : ''}; ${plural(r.deploys.length, 'deploy')}; ${r.stoppedBy === 'interrupt' ? 'interrupted' : `stopped (${r.stoppedBy})`}.`,
   ]
   for (const d of r.deploys) lines.push(`  deploy ${d.id} ${d.from} → ${d.to}: ${d.start.slice(11)} → ${d.end?.slice(11) ?? '-'} (${d.windowSeconds ?? '-'} s)`)
   lines.push(b.browsers === 0
     ? 'No simulated browsers (--browsers 0).'
-    : `Simulated browsers: ${s.browsers} at a time, ${b.browsers} visitors, ${b.pageLoads} page loads, ${b.brokenPageLoads} broken (${b.perThousand} per 1000; ${b.byPhase.load} while loading, ${b.byPhase.lazy} later), ${b.affectedUsers} users hit of ${b.exposedUsers} busy during deploys, ${b.failedRequests} failed requests (HTML ${b.bySymptom.html}, 404 ${b.bySymptom.missing}; old page → new pod ${b.byDirection.oldPageNewPod}, new page → old pod ${b.byDirection.newPageOldPod}); ${b.errors} errors.`)
+    : `Simulated browsers: ${s.browsers} at a time, ${plural(b.browsers, 'visitor')}, ${plural(b.pageLoads, 'page load')}, ${b.brokenPageLoads} broken (${b.perThousand} per 1000; ${b.byPhase.load} while loading, ${b.byPhase.lazy} later), ${plural(b.affectedUsers, 'user')} hit of ${b.exposedUsers} busy during deploys, ${plural(b.failedRequests, 'failed request')} (HTML ${b.bySymptom.html}, 404 ${b.bySymptom.missing}; old page → new pod ${b.byDirection.oldPageNewPod}, new page → old pod ${b.byDirection.newPageOldPod}); ${plural(b.errors, 'error')}.`)
   if (b.firstFailure !== null) lines.push(`Failure window: ${b.firstFailure.slice(11)} → ${b.lastFailure?.slice(11) ?? '-'} (${b.windowSeconds} s).`)
-  lines.push(`Balancer: ${r.requests} requests.`)
+  lines.push(`Balancer: ${plural(r.requests, 'request')}.`)
   if (r.files.log) lines.push(`Access log (Datadog NDJSON): ${r.files.log}`)
   if (r.files.ingressLog) lines.push(`Access log (ingress-nginx): ${r.files.ingressLog}`)
   if (r.files.deploys) lines.push(`Deploy windows: ${r.files.deploys}`)

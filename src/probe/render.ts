@@ -1,5 +1,6 @@
 import {terminalSafe} from '../report/sanitize'
 import type {BarrageResult, ProbeSummary} from './types'
+import {plural} from '../util/plural'
 
 const VERDICT_TEXT: Record<BarrageResult['verdict'], string> = {
   'all-ok': 'is all JS',
@@ -28,7 +29,7 @@ export function renderBarrage(b: BarrageResult, info: {newBuild: boolean; change
   const head = `Barrage started at ${new Date(b.startedAt).toISOString()}: ${VERDICT_TEXT[b.verdict]}`
   if (b.verdict === 'page-error' || !b.build) return `${head} (${terminalSafe(b.page.error ?? 'no page')})\n`
   const mark = info.newBuild ? ', new build' : info.changed ? ', build changed' : ''
-  const lines = [`${head}  [build ${b.build.shellBytes} B #${b.build.assetsHash}${mark}; ${b.assets.length} assets]`]
+  const lines = [`${head}  [build ${b.build.shellBytes} B #${b.build.assetsHash}${mark}; ${plural(b.assets.length, 'asset')}]`]
   if (b.verdict !== 'all-ok') {
     for (const a of b.assets) {
       const got = a.status === null ? 'no response' : `${a.status} ${terminalSafe(a.contentType ?? '-')} ${a.bytes} B`
@@ -48,7 +49,7 @@ export function renderProbeSummary(s: ProbeSummary): string {
   const stop = s.stoppedBy === 'interrupt' ? 'interrupted' : `stopped by --${s.stoppedBy}`
   const lines = [
     '',
-    `Probe of ${terminalSafe(s.url)}: ${s.barrages} barrages in ${seconds.toFixed(1)} s, ${stop}.`,
+    `Probe of ${terminalSafe(s.url)}: ${plural(s.barrages, 'barrage')} in ${seconds.toFixed(1)} s, ${stop}.`,
     `Failed barrages: ${s.failedBarrages} (${pct(s.failureRate)} of the pages that loaded): ${s.byVerdict.html} with HTML for an asset, ${s.byVerdict.missing} with missing assets, ${s.byVerdict.error} with failed requests; ${s.pageErrors} page errors.`,
   ]
   if (s.firstFailure !== null) {
@@ -56,9 +57,9 @@ export function renderProbeSummary(s: ProbeSummary): string {
   } else {
     lines.push('No failures.')
   }
-  lines.push(`Builds seen: ${s.builds.length} (${s.buildChanges} changes between consecutive barrages)`)
+  lines.push(`Builds seen: ${s.builds.length} (${plural(s.buildChanges, 'change')} between consecutive barrages)`)
   for (const b of s.builds) {
-    lines.push(`  ${b.shellBytes} B #${b.assetsHash}  ${b.assets} assets  first ${time(b.firstSeen)}  last ${time(b.lastSeen)}  ${b.barrages} barrages`)
+    lines.push(`  ${b.shellBytes} B #${b.assetsHash}  ${plural(b.assets, 'asset')}  first ${time(b.firstSeen)}  last ${time(b.lastSeen)}  ${plural(b.barrages, 'barrage')}`)
   }
   return `${lines.join('\n')}\n`
 }

@@ -1,5 +1,6 @@
 import type {AnalysisReport, IncidentReport, ReportDetails} from '../model/report'
 import {appLabel, duration, headline, pct, shortTime} from './table'
+import {plural} from '../util/plural'
 
 export interface HtmlOptions {
   /** When the report was made (passed in: renderers do not read the clock). */
@@ -80,7 +81,7 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
     `<line class="base" x1="${L}" x2="${W - 10}" y1="${reqTop + reqH}" y2="${reqTop + reqH}"/><line class="base" x1="${L}" x2="${W - 10}" y1="${failTop + failH}" y2="${failTop + failH}"/>`)
   for (const i of incidents) {
     const x0 = x(t(i.start))
-    parts.push(`<rect class="incident-mark ${esc(i.cause)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.cause}: ${i.affectedUsers} users, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
+    parts.push(`<rect class="incident-mark ${esc(i.cause)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.cause}: ${plural(i.affectedUsers, 'user')}, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
       `<text class="axis" x="${(x0 + 2).toFixed(1)}" y="${incTop + 20}">${esc(i.id)}</text>`)
   }
   r.builds.filter((b) => b.app === series.app).forEach((b, n) => {
@@ -145,7 +146,7 @@ function incidentSessions(inc: IncidentReport, details: ReportDetails | undefine
     return `<details class="session"${n === 0 ? ' open' : ''}><summary><code>${esc(first.clientIp)}</code> ${esc(first.userAgent)} — ${list.length} affected page load${list.length === 1 ? '' : 's'}, ${failed} failed request${failed === 1 ? '' : 's'}</summary>` +
       list.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}, ${esc(OUTCOME_WORDS[p.outcome])}</p>${waterfall(p)}`).join('') + '</details>'
   })
-  return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.cause)}">${esc(inc.cause)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${inc.affectedUsers} users</h3>` +
+  return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.cause)}">${esc(inc.cause)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${plural(inc.affectedUsers, 'user')}</h3>` +
     (items.length > 0 ? items.join('\n') : '<p class="muted">Run with --format html to keep the page loads of affected sessions.</p>') + '</section>'
 }
 
@@ -192,7 +193,7 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
   const i = r.input
   const body = [
     '<h1>skewscan report</h1>',
-    `<p class="muted">Generated ${esc(opts.generatedAt.toISOString())} by skewscan ${esc(opts.version)} · input ${esc(i.first ? shortTime(i.first) : '-')} → ${esc(i.last ? shortTime(i.last) : '-')} · ${i.records} records, ${i.skipped.total} skipped</p>`,
+    `<p class="muted">Generated ${esc(opts.generatedAt.toISOString())} by skewscan ${esc(opts.version)} · input ${esc(i.first ? shortTime(i.first) : '-')} → ${esc(i.last ? shortTime(i.last) : '-')} · ${plural(i.records, 'record')}, ${i.skipped.total} skipped</p>`,
     `<p class="answer${ok ? ' ok' : ''}">${esc(headline(r))}</p>`,
     '<h2>Timeline</h2>',
     '<p class="muted">Grey: requests per interval. Red: failed asset requests. Blue bands: deploy windows. Marks below: incidents (red rollout, orange stale clients). Green lines: when each build\'s shell was served.</p>',
@@ -210,7 +211,7 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
       ? table(['Skipped because', 'Records', 'First at'], Object.entries(i.skipped.byReason).map(([reason, n]) => [esc(reason), n,
         esc(i.skipped.examples.filter((e) => e.reason === reason).map((e) => `${e.file}:${e.line}`).join(', '))]))
       : '',
-    `<p>Not people, never counted as users: crawlers ${r.nonUser.crawlers.requests} requests from ${r.nonUser.crawlers.clients} clients (${r.nonUser.crawlers.failedRequests} got a shell or 404); skewscan's probe ${r.nonUser.probe.requests} requests; scanners ${r.nonUser.scanners.requests} probes of paths no build served, from ${r.nonUser.scanners.clients} clients; source maps answered with a shell ${r.nonUser.sourceMaps.failedRequests}. Orphans (people's failed asset requests with no page load behind them): ${r.orphans.requests} from ${r.orphans.clients} clients.</p>`,
+    `<p>Not people, never counted as users: crawlers ${plural(r.nonUser.crawlers.requests, 'request')} from ${plural(r.nonUser.crawlers.clients, 'client')} (${r.nonUser.crawlers.failedRequests} got a shell or 404); skewscan's probe ${plural(r.nonUser.probe.requests, 'request')}; scanners ${plural(r.nonUser.scanners.requests, 'request')} for paths no build served, from ${plural(r.nonUser.scanners.clients, 'client')}; source maps answered with a shell ${r.nonUser.sourceMaps.failedRequests}. Orphans (people's failed asset requests with no page load behind them): ${r.orphans.requests} from ${plural(r.orphans.clients, 'client')}.</p>`,
     '<h2>Terms</h2>',
     `<dl class="legend">${LEGEND.map(([term, text]) => `<dt>${esc(term)}</dt><dd>${esc(text)}</dd>`).join('')}</dl>`,
   ]

@@ -33,6 +33,6 @@ export function renderMarkdown(r: AnalysisReport): string {
   const i = r.input
   const n = r.nonUser
   out.push(`_${plural(i.records, 'record')} read (${i.skipped.total} skipped)${i.first && i.last ? `, ${shortTime(i.first)} → ${shortTime(i.last)}` : ''}; ` +
-    `not people, not counted: crawlers ${n.crawlers.requests} requests, probe ${n.probe.requests}, scanners ${n.scanners.requests}._`, '')
+    `not people, not counted: crawlers ${plural(n.crawlers.requests, 'request')}, probe ${n.probe.requests}, scanners ${n.scanners.requests}._`, '')
   return out.join('\n')
 }

@@ -1,6 +1,7 @@
 import type {AnalysisReport, DeployReport, IncidentReport} from '../model/report'
 import {type Column, fitTable} from './fit-table'
 import {terminalSafe} from './sanitize'
+import {plural} from '../util/plural'
 
 export interface TableOptions {
   /** How many of the most affected sessions to list. */
@@ -22,7 +23,7 @@ export function duration(seconds: number): string {
 }
 
 export const pct = (share: number): string => `${Math.round(share * 1000) / 10}%`
-export const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`
+export {plural}
 
 /** The app's name as a person reads it. */
 export const appLabel = (app: string | null): string => app ?? '(unnamed)'

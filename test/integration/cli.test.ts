@@ -45,6 +45,15 @@ describe('skewscan analyze, run as a user would', () => {
     expect(r.stdout).toMatch(/Not people, never counted as users: crawlers 1 request from 1 client/)
   })
 
+  it('writes singular counts in the singular, in every human format', () => {
+    const singular = /(?<![\d.,])1 (records|sources|deploys|users|requests|clients|page loads|incidents|builds|pods|events|failed requests)\b/
+    for (const format of ['table', 'markdown', 'html']) {
+      const r = runCli(['analyze', logFile, '--format', format])
+      expect(r.status).toBe(0)
+      expect([format, singular.exec(r.stdout.replace(/<[^>]*>/g, ''))?.[0]]).toEqual([format, undefined])
+    }
+  })
+
   it('never lets control characters from the logs reach the terminal', () => {
     const r = runCli(['analyze', logFile])
     // eslint-disable-next-line no-control-regex

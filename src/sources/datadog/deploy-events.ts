@@ -9,6 +9,7 @@ import {DeployFileError, parseDeploys} from '../deploys/parse-deploys'
 import {SourceError} from '../errors'
 import type {DatadogClient} from './client'
 import {PullAborted} from './errors'
+import {plural} from '../../util/plural'
 
 const PAGE_LIMIT = 1000
 const MAX_PAGES = 100
@@ -41,7 +42,7 @@ export async function pullDeployEvents(client: DatadogClient, query: string, ran
   try {
     const {deploys, rejected} = parseDeploys(JSON.stringify(api === 'v2' ? {data: items} : {events: items}), name)
     const kept = rejected.filter((r) => r.reason !== 'not-a-deploy' && r.reason !== 'ignored')
-    if (kept.length > 0) notice?.(`${name}: ${kept.length} of ${items.length} events could not be read as deploys (${[...new Set(kept.map((r) => r.reason))].join(', ')})`)
+    if (kept.length > 0) notice?.(`${name}: ${kept.length} of ${plural(items.length, 'event')} could not be read as deploys (${[...new Set(kept.map((r) => r.reason))].join(', ')})`)
     return {deploys, api, events: items.length, ...(fallbackReason ? {fallbackReason} : {})}
   } catch (error: unknown) {
     if (error instanceof DeployFileError) throw new SourceError(error.message, 'datadog')

@@ -13,6 +13,7 @@ import {type BucketCounts, bucketFor, edgeSlices, planSlices, planWindows, podEd
 import {type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
 import type {RetryPolicy} from './retry'
+import {plural} from '../../util/plural'
 
 export type PullMode = 'windows' | 'narrowed' | 'all'
 
@@ -119,7 +120,7 @@ export class DatadogPull {
   /** How far a failed pull got, appended to its error: the user decides from it whether to resume. */
   private withProgress(error: SourceError): SourceError {
     const p = this.puller
-    const where = p ? `${p.slicesDone} of ${p.slicesTotal} slices done, ${this.emitted} events pulled, ${this.client.stats.requests} requests made` : 'nothing pulled yet'
+    const where = p ? `${p.slicesDone} of ${plural(p.slicesTotal, 'slice')} done, ${plural(this.emitted, 'event')} pulled, ${plural(this.client.stats.requests, 'request')} made` : 'nothing pulled yet'
     const e = new SourceError(`${error.message}\nGot this far: ${where}.`, error.file)
     e.stack = error.stack
     return e
