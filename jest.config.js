@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // Builds dist/ when the sources changed: the tests run the CLI as shipped (bin/run.js).
+  globalSetup: '<rootDir>/test/global-setup.ts',
   setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
   testTimeout: 30000,
   // Jest's default on two cores is one worker: most suites wait on child processes and sockets, not the CPU.

@@ -1,8 +1,8 @@
 // Writes dist/oclif.manifest.json from the commands just compiled into dist/ (run by `npm run build`).
 // Only bin/run.js reads it: with it, `skewscan --help` and a run load one command module instead of
-// all of them. It lives in dist/, is never committed, and bin/dev.js and the tests never read it,
-// so it cannot hide a flag added to the sources later (a root-level manifest would: the oclif docs'
-// stale-manifest pitfall).
+// all of them. It lives in dist/ and is never committed; the tests rebuild dist/ (and it) whenever
+// the sources change (test/global-setup.ts), so it cannot hide a flag added to the sources later (a
+// root-level manifest would: the oclif docs' stale-manifest pitfall).
 const {writeFileSync} = require('node:fs')
 const {join} = require('node:path')
 const {Plugin} = require('@oclif/core/config')

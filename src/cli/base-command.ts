@@ -41,6 +41,12 @@ export abstract class BaseCommand extends Command {
     const mapped = (this.usageError(err) ?? toCliError(err)) as Error & {oclif?: {exit?: number}}
     // Under --json oclif exits with err.exitCode ?? 1; keep the documented code instead.
     if (mapped.oclif?.exit !== undefined) process.exitCode = mapped.oclif.exit
+    if (!this.jsonEnabled() && !process.stderr.isTTY && mapped instanceof Errors.CLIError) {
+      // Into a pipe or a CI log, the message whole: oclif wraps it at 80 columns (mid-path, even),
+      // which breaks grep. On a terminal oclif's own wrapped rendering stays.
+      process.stderr.write(`${mapped.message.split('\n').map((l, i) => ` ›   ${i === 0 ? 'Error: ' : ''}${l}`).join('\n')}\n`)
+      ;(mapped as Errors.CLIError & {skipOclifErrorHandling?: boolean}).skipOclifErrorHandling = true
+    }
     return super.catch(mapped)
   }
 

@@ -1,6 +1,6 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {join} from 'node:path'
-import {ROOT} from './cli'
+import {cliEnv, ROOT} from './cli'
 
 export interface RunningCli {
   child: ChildProcess
@@ -11,13 +11,13 @@ export interface RunningCli {
 }
 
 /**
- * Starts the CLI (TypeScript sources through bin/dev.js) without blocking this process, for tests
+ * Starts the CLI (bin/run.js on dist/, kept built by test/global-setup.ts) without blocking this process, for tests
  * that serve it on loopback from here, or signal it while it runs. Always bounded in time.
  */
 export function startCli(args: string[], timeoutMs = 30_000): RunningCli {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'dev.js'), ...args], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    env: {...process.env, TZ: 'UTC', COLUMNS: '200', NODE_OPTIONS: '', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', FORCE_COLOR: '0'},
+    env: cliEnv(),
   })
   let out = ''
   let err = ''

@@ -6,7 +6,7 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {type CliResult, ROOT} from './cli'
+import {type CliResult, cliEnv, ROOT} from './cli'
 
 export interface AsyncCliOptions {
   env?: Record<string, string | undefined>
@@ -19,17 +19,13 @@ export interface AsyncCliOptions {
 
 /** The environment of a user with no Datadog settings, plus what the test adds. */
 function envFor(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!/^(DD_|DATADOG_|SKEWSCAN_|DEBUG$|JEST_|NODE_OPTIONS$)/.test(k)) env[k] = v
-  Object.assign(env, {TZ: 'UTC', COLUMNS: '200', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', FORCE_COLOR: '0', NODE_OPTIONS: ''}, extra)
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
-  return env
+  return cliEnv(extra, /^(DD_|DATADOG_|SKEWSCAN_|DEBUG$|JEST_|NODE_ENV$|NODE_OPTIONS$)/)
 }
 
 export function runCliAsync(args: string[], opts: AsyncCliOptions = {}): Promise<CliResult & {ms: number}> {
   const started = Date.now()
   const node = process.execPath
-  const cli = join(ROOT, 'bin', 'dev.js')
+  const cli = join(ROOT, 'bin', 'run.js')
   const [cmd, argv] = opts.tty
     ? ['script', ['-qefc', [node, cli, ...args].map(shellQuote).join(' '), '/dev/null']]
     : [node, [cli, ...args]]

@@ -25,6 +25,7 @@ import {
   ddItem, ddNdjson, ddUnparsed, ddV1Item, distinctGoods, duplicatesOf, filler, good, goodItem, ingress, interleave,
   isoTime, lineFile, mixed, nginxJson, nginxJsonObject, prettyPage, prng, spread, tally,
 } from '../helpers/bad-input-corpus'
+import {cliEnv} from '../helpers/cli'
 
 const ROOT = resolve(__dirname, '../..')
 const WORK = mkdtempSync(join(tmpdir(), 'skewscan-bad-input-'))
@@ -59,12 +60,11 @@ interface CliRun {
   stderr: string
 }
 
-/** `node bin/dev.js analyze ARGS`, as a user runs it: TZ=UTC, no network, bounded in time. */
+/** `skewscan analyze ARGS` (bin/run.js), as a user runs it: TZ=UTC, no network, bounded in time. */
 function runCli(args: string[], stdin?: Buffer): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = {...process.env, TZ: 'UTC', NO_COLOR: '1'}
-  delete env.NODE_OPTIONS
+  const env = cliEnv({NO_COLOR: '1'})
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['bin/dev.js', 'analyze', ...args], {cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, ['bin/run.js', 'analyze', ...args], {cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
     const out: Buffer[] = []
     const err: Buffer[] = []
     const timer = setTimeout(() => child.kill('SIGKILL'), 50_000)

@@ -7,15 +7,13 @@
 import {spawnSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
-import {ROOT, runCli} from '../helpers/cli'
+import {cliEnv, ROOT} from '../helpers/cli'
 
-function runInstalled(args: string[]): {status: number | null; stdout: string; stderr: string} {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 30_000,
-    env: {...process.env, TZ: 'UTC', COLUMNS: '200', NODE_OPTIONS: '', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', FORCE_COLOR: '0'},
-  })
+function run(bin: 'run.js' | 'dev.js', args: string[]): {status: number | null; stdout: string; stderr: string} {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', bin), ...args], {cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: cliEnv()})
   return {status: r.status, stdout: r.stdout, stderr: r.stderr}
 }
+const runInstalled = (args: string[]) => run('run.js', args)
 
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist', 'commands', 'analyze.js'))) throw new Error('no build in dist/: run `npm run build` (npm ci does)')
@@ -28,7 +26,8 @@ describe('the installed CLI (bin/run.js, dist/)', () => {
     expect(installed.stderr).toBe('')
     // A process kept alive by a worker would run into the 30 s timeout and be killed (status null).
     expect(installed.status).toBe(0)
-    const dev = runCli(args)
+    // The TypeScript sources, through bin/dev.js.
+    const dev = run('dev.js', args)
     expect(dev.status).toBe(0)
     expect(JSON.parse(installed.stdout)).toEqual(JSON.parse(dev.stdout))
   })

@@ -4,15 +4,14 @@
  * and the exit codes. And the command reference in docs/, which oclif generates from the commands.
  */
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
-import {ROOT} from '../helpers/cli'
+import {join, relative} from 'node:path'
+import {cliEnv, ROOT} from '../helpers/cli'
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 // As a user's shell has it: not jest's NODE_ENV=test (oclif would look for the TypeScript sources).
-const {NODE_ENV: _jest, ...inherited} = process.env
-const env = {...inherited, TZ: 'UTC', COLUMNS: '200', NODE_OPTIONS: '', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', FORCE_COLOR: '0', npm_config_audit: 'false', npm_config_fund: 'false'}
+const env = cliEnv({npm_config_audit: 'false', npm_config_fund: 'false'})
 const work = mkdtempSync(join(tmpdir(), 'skewscan-pack-'))
 afterAll(() => rmSync(work, {recursive: true, force: true}))
 
@@ -24,7 +23,13 @@ function run(cmd: string, args: string[], opts: {cwd?: string; timeout?: number;
 describe('the packed CLI, installed as a user installs it', () => {
   let skewscan: string
   beforeAll(() => {
-    const packed = run(npm, ['pack', '--pack-destination', work, '--silent'])
+    // npm pack runs prepack (a fresh build into dist/): in a copy of the checkout, so the other
+    // tests, which run bin/run.js on this checkout's dist/, never see it half-built.
+    const checkout = join(work, 'checkout')
+    const skip = new Set(['node_modules', 'dist', '.git', 'coverage', join('bench', 'out')])
+    cpSync(ROOT, checkout, {recursive: true, filter: (from) => !skip.has(relative(ROOT, from))})
+    symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir')
+    const packed = run(npm, ['pack', '--pack-destination', work, '--silent'], {cwd: checkout})
     expect(packed.stderr.replace(/npm warn.*\n?/gi, '')).not.toMatch(/ERR!/)
     expect(packed.status).toBe(0)
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))
