@@ -9,6 +9,7 @@ import {detach} from '../util/detach'
 import {clusterIncidents} from './incidents'
 import type {AnalysisOptions} from './options'
 import {type AppResult, buildReport, type Outcome} from './report'
+import {cmp} from '../util/compare'
 
 /**
  * The analysis, stage by stage. `push` events in non-decreasing time order: the detector reads
@@ -48,7 +49,7 @@ export class Analyzer {
   finish(declared: readonly DeclaredDeploy[] = []): Outcome {
     this.detector.drain()
     const options = this.options
-    const states = [...this.detector.apps.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const states = [...this.detector.apps.values()].sort((a, b) => cmp(a.name, b.name))
     const builds = new Map(states.map((s) => [s, s.builds.confirm()]))
     for (const s of states) takePending(s, options.horizonMs)
     const identities: AppIdentity[] = states.map((s) => ({name: s.name, source: s.source, builds: builds.get(s)?.length ?? 0}))
@@ -84,7 +85,6 @@ function takePending(app: AppState, horizonMs: number): void {
     app.failures.push({...entry, serving: b}, detail)
     entry.pageLoad.path = detach(entry.pageLoad.path)
     if (!app.people.has(entry.session)) app.people.set(entry.session, {clientIp, userAgent})
-    if (entry.time < b.firstServed) b.firstServed = entry.time
-    if (entry.time > b.lastServed) b.lastServed = entry.time
+    app.builds.served(b, entry.time)
   }
 }

@@ -73,12 +73,13 @@ export class AppState {
 
   /** An asset path answered with real content, fetched by a page of `build` (when known). */
   assetServed(path: string, build: Build | undefined): void {
-    const had = this.servedAssets.get(path)
-    if (had === undefined) {
-      if (build !== undefined || !this.servedAssets.has(path)) this.servedAssets.set(this.servedAssets.has(path) ? path : detach(path), build)
-    } else if (had !== null && build !== undefined && had !== build) {
-      this.servedAssets.set(path, null)
+    if (!this.servedAssets.has(path)) {
+      this.servedAssets.set(detach(path), build)
+      return
     }
+    const had = this.servedAssets.get(path)
+    if (build === undefined || had === null || had === build) return
+    this.servedAssets.set(path, had === undefined ? build : null)
   }
 
   orphan(session: string, path: string): void {

@@ -10,6 +10,7 @@ import {AgentClassifier, type AgentKind, assetKind, isDocumentPath, isSourceMap}
 import type {FailureDetail} from './failures'
 import {MAX_PAGE_REQUESTS, type PageLoad, refererPath} from './sessions'
 import {TrafficHistogram} from './traffic'
+import {cmp} from '../util/compare'
 
 /**
  * The streaming pass. Feed it events in non-decreasing time order (`push`), then `drain`. Each
@@ -387,8 +388,4 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
     cmp(a.upstreamName ?? '', b.upstreamName ?? '') || cmp(a.vhost ?? '', b.vhost ?? '') ||
     // Only copies of one record get this far: the first one read is kept, the later ones are duplicates.
     cmp(a.location.file, b.location.file) || a.location.line - b.location.line
-}
-
-export function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }

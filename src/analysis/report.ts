@@ -11,6 +11,7 @@ import type {AnalysisOptions} from './options'
 import {pageLoadsInWindow} from './page-load-timeline'
 import type {PageLoad} from './sessions'
 import type {TrafficHistogram} from './traffic'
+import {cmp} from '../util/compare'
 
 export type Outcome = Omit<AnalysisReport, 'schemaVersion' | 'input'>
 
@@ -76,6 +77,35 @@ class PageLoadOutcomes {
   }
 }
 
+/** What some failures of one app add up to: page loads and their outcomes, people, directions, causes, reasons, the race. */
+class FailureTally {
+  readonly pageLoads = new PageLoadOutcomes()
+  readonly users = new Set<string>()
+  readonly byDirection = emptyDirections()
+  readonly byCause = emptyCauses()
+  readonly byReason = emptyReasons()
+  count = 0
+  /** First and last failure of the rollout race among them. */
+  raceStart = Number.POSITIVE_INFINITY
+  raceEnd = Number.NEGATIVE_INFINITY
+
+  constructor(private readonly app: AppState) {}
+
+  add(f: Attributed): void {
+    const store = this.app.failures
+    this.pageLoads.add(this.app, f)
+    this.users.add(store.sessions[f.index] as string)
+    this.byDirection[f.direction]++
+    this.byCause[f.cause]++
+    this.byReason[store.reasons[f.index] as FailureReason]++
+    this.count++
+    if (f.cause === 'rollout') {
+      if (f.time < this.raceStart) this.raceStart = f.time
+      if (f.time > this.raceEnd) this.raceEnd = f.time
+    }
+  }
+}
+
 export interface ReportInput {
   apps: AppResult[]
   unmatched: {rollout: Rollout; reason: string}[]
@@ -96,53 +126,31 @@ export function buildReport(input: ReportInput): Outcome {
   for (const {inc} of incidents) for (const f of inc.failures) incidentOf.set(f, inc)
 
   const incidentReports: IncidentReport[] = incidents.map(({inc, app}) => {
-    const pls = new PageLoadOutcomes()
-    const users = new Set<string>()
-    const byDirection = emptyDirections()
-    const byReason = emptyReasons()
-    for (const f of inc.failures) {
-      pls.add(app.state, f)
-      users.add(app.state.failures.sessions[f.index] as string)
-      byDirection[f.direction]++
-      byReason[app.state.failures.reasons[f.index] as FailureReason]++
-    }
-    const byOutcome = pls.counts()
-    const pageLoads = pageLoadsInWindow(app.state.timeline, inc.start, inc.end, pls.times())
+    const t = new FailureTally(app.state)
+    for (const f of inc.failures) t.add(f)
+    const byOutcome = t.pageLoads.counts()
+    const pageLoads = pageLoadsInWindow(app.state.timeline, inc.start, inc.end, t.pageLoads.times())
     return {
       id: incidentIds.get(inc) as string, app: appName(app.state.name), cause: inc.cause, deployId: inc.deploy ? (deployIds.get(inc.deploy) ?? null) : null,
       start: iso(inc.start), end: iso(inc.end), windowSeconds: seconds(inc.end - inc.start),
-      affectedUsers: users.size, affectedPageLoads: pls.size, byOutcome, brokenPageLoads: byOutcome.crashed,
-      pageLoads, brokenShare: share(byOutcome.crashed, pageLoads), failedRequests: inc.failures.length, byDirection, byReason,
+      affectedUsers: t.users.size, affectedPageLoads: t.pageLoads.size, byOutcome, brokenPageLoads: byOutcome.crashed,
+      pageLoads, brokenShare: share(byOutcome.crashed, pageLoads), failedRequests: t.count, byDirection: t.byDirection, byReason: t.byReason,
     }
   })
 
   const deployReports: DeployReport[] = deploys.map(({d, app}) => {
     const mine = app.incidents.filter((inc) => inc.deploy === d)
-    const pls = new PageLoadOutcomes()
-    const users = new Set<string>()
-    const byDirection = emptyDirections()
-    const byCause = emptyCauses()
-    let failedRequests = 0
-    let raceStart = Number.POSITIVE_INFINITY
-    let raceEnd = Number.NEGATIVE_INFINITY
-    for (const inc of mine) {
-      for (const f of inc.failures) {
-        pls.add(app.state, f)
-        users.add(app.state.failures.sessions[f.index] as string)
-        byDirection[f.direction]++
-        byCause[f.cause]++
-        failedRequests++
-        if (f.cause === 'rollout') [raceStart, raceEnd] = [Math.min(raceStart, f.time), Math.max(raceEnd, f.time)]
-      }
-    }
+    const t = new FailureTally(app.state)
+    for (const inc of mine) for (const f of inc.failures) t.add(f)
+    const {raceStart, raceEnd} = t
     return {
       id: deployIds.get(d) as string, app: appName(app.state.name), sources: d.sources, start: iso(d.start), end: iso(d.end), windowSeconds: seconds(d.end - d.start),
       fromBuild: buildId(d.from), toBuild: buildId(d.to),
       ...(d.service ? {service: d.service} : {}), ...(d.version ? {version: d.version} : {}), ...(d.description ? {description: d.description} : {}),
-      incidentIds: mine.map((inc) => incidentIds.get(inc) as string).sort(byIdNumber), affectedUsers: users.size,
-      affectedPageLoads: pls.size, byOutcome: pls.counts(),
-      pageLoads: pageLoadsInWindow(app.state.timeline, d.start - options.deployMarginMs, d.end + options.deployMarginMs, pls.times()),
-      failedRequests, byCause, byDirection,
+      incidentIds: mine.map((inc) => incidentIds.get(inc) as string).sort(byIdNumber), affectedUsers: t.users.size,
+      affectedPageLoads: t.pageLoads.size, byOutcome: t.pageLoads.counts(),
+      pageLoads: pageLoadsInWindow(app.state.timeline, d.start - options.deployMarginMs, d.end + options.deployMarginMs, t.pageLoads.times()),
+      failedRequests: t.count, byCause: t.byCause, byDirection: t.byDirection,
       rolloutWindow: raceStart <= raceEnd ? {start: iso(raceStart), end: iso(raceEnd), seconds: seconds(raceEnd - raceStart)} : null,
     }
   })
@@ -180,7 +188,7 @@ export function buildReport(input: ReportInput): Outcome {
     }
   }
   const affectedUsers: AffectedUserReport[] = [...people.values()]
-    .sort((x, y) => y.failed - x.failed || x.first - y.first || cmpNames(x.app, y.app) || (x.session < y.session ? -1 : x.session > y.session ? 1 : 0))
+    .sort((x, y) => y.failed - x.failed || x.first - y.first || cmpNames(x.app, y.app) || cmp(x.session, y.session))
     .map((p) => {
       const who = p.app.state.people.get(p.session)
       return {
@@ -207,7 +215,6 @@ export function buildReport(input: ReportInput): Outcome {
   }))
 
   const sum = (f: (a: AppResult) => number): number => apps.reduce((n, a) => n + f(a), 0)
-  const clients = (f: (a: AppResult) => number): number => sum(f)
   const byOutcome = all.counts()
   if (input.onFailure) emitFailures(apps, deployIds, incidentOf, incidentIds, input.onFailure)
   return {
@@ -218,8 +225,8 @@ export function buildReport(input: ReportInput): Outcome {
     },
     apps: appReports, builds: buildReports, deploys: deployReports, unmatchedDeploys, incidents: incidentReports, affectedUsers,
     nonUser: {
-      crawlers: {requests: sum((a) => a.state.crawlers.requests), clients: clients((a) => a.state.crawlers.clientCount), failedRequests: sum((a) => a.state.crawlers.failedRequests)},
-      probe: {requests: sum((a) => a.state.probe.requests), clients: clients((a) => a.state.probe.clientCount), failedRequests: sum((a) => a.state.probe.failedRequests)},
+      crawlers: {requests: sum((a) => a.state.crawlers.requests), clients: sum((a) => a.state.crawlers.clientCount), failedRequests: sum((a) => a.state.crawlers.failedRequests)},
+      probe: {requests: sum((a) => a.state.probe.requests), clients: sum((a) => a.state.probe.clientCount), failedRequests: sum((a) => a.state.probe.failedRequests)},
       scanners: {requests: sum((a) => a.attribution.scanners.requests), clients: sum((a) => a.attribution.scanners.clients.size), failedRequests: sum((a) => a.attribution.scanners.requests)},
       sourceMaps: {failedRequests: sum((a) => a.state.sourceMapFailures)},
     },
@@ -228,7 +235,7 @@ export function buildReport(input: ReportInput): Outcome {
 }
 
 function cmpNames(a: AppResult, b: AppResult): number {
-  return a.state.name < b.state.name ? -1 : a.state.name > b.state.name ? 1 : 0
+  return cmp(a.state.name, b.state.name)
 }
 
 function byIdNumber(a: string, b: string): number {

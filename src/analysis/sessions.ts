@@ -94,7 +94,7 @@ export class SessionTracker {
       if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time) continue
       const byReferer = refererPath !== undefined && pl.path === refererPath
       // A page of unknown build (a revalidated shell) may be of the owner's build too.
-      if (owner !== undefined && (pl.build === owner || pl.build === undefined) && (byReferer || refererPath === undefined || owned === undefined)) {
+      if (owner !== undefined && (pl.build === owner || pl.build === undefined)) {
         if (byReferer) return pl
         owned ??= pl
       }

@@ -1,3 +1,5 @@
+import {cmp} from '../util/compare'
+
 /** Requests, page loads and failures per time bucket and service, for the report's timeline. */
 export interface TrafficBucket {
   requests: number
@@ -33,7 +35,7 @@ export class TrafficHistogram {
 
   /** Every service's buckets in time order (empty buckets left out). */
   series(): {service: string; buckets: (TrafficBucket & {start: number})[]}[] {
-    return [...this.services].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([service, m]) => ({
+    return [...this.services].sort(([a], [b]) => cmp(a, b)).map(([service, m]) => ({
       service, buckets: [...m].sort(([a], [b]) => a - b).map(([start, b]) => ({start, ...b})),
     }))
   }

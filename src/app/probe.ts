@@ -64,7 +64,8 @@ export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
         break
       }
       current = shared ?? client()
-      const b = await runBarrage(current, req.url, seq, req.concurrency, clock)
+      // The barrage starts when the plan says (t0): its start times are then exactly an interval apart at least.
+      const b = await runBarrage(current, req.url, seq, req.concurrency, clock, t0)
       if (!shared) current.close()
       if (req.signal?.aborted) break
       const info = tally.add(b)

@@ -1,5 +1,6 @@
 import type {DatadogInputSummary} from '../model/report'
 import type {PullProgress} from '../sources/datadog/puller'
+import {plural} from '../util/plural'
 
 export type PullStatus = PullProgress & {phase: 'planning' | 'pulling'}
 
@@ -75,10 +76,6 @@ export function pullSummaryLine(s: DatadogInputSummary): string {
   const windows = s.pull === 'windows' && s.narrowing.aggregate === 'used' ? `, ${plural(s.windows.count, 'asset window')} (${Math.round(s.windows.pulledSeconds / 60)} of ${Math.round(s.windows.rangeSeconds / 60)} min)` : ''
   const fallback = s.narrowing.aggregate === 'fell-back' ? `; aggregate narrowing fell back: ${s.narrowing.reason ?? 'unknown reason'}` : ''
   return `Datadog: pulled ${s.pulled.toLocaleString('en-US')} events${share} with ${s.requests.total} requests (${s.requests.search} search, ${s.requests.aggregate} aggregate, ${s.requests.events} events, ${s.requests.retries} retries) in ${plural(s.slices, 'slice')}${windows}${fallback}`
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
 /** How far the reading of files has come, for the progress line of a long run. */

@@ -14,9 +14,8 @@ const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q
  * script and stylesheet it names, fetch them all at once (at most `concurrency` in flight), and
  * classify each answer.
  */
-export async function runBarrage(client: HttpClient, pageUrl: string, seq: number, concurrency: number, clock: Clock): Promise<BarrageResult> {
+export async function runBarrage(client: HttpClient, pageUrl: string, seq: number, concurrency: number, clock: Clock, startedAt = clock.now()): Promise<BarrageResult> {
   const now = (): number => clock.now()
-  const startedAt = now()
   const page = await client.get(pageUrl, {keepBody: true, accept: PAGE_ACCEPT})
   const pageInfo = {
     url: page.url, status: page.status ?? null, bytes: page.bytes, contentType: page.contentType ?? null,

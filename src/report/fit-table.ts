@@ -49,20 +49,20 @@ function visible(s: string): number {
  * its natural width, every column shown.
  */
 export function fitTable(columns: readonly Column[], width?: number): FittedTable {
-  let shown = columns.map((c) => ({...c, cells: c.cells.map(String)}))
-  const natural = (c: {head: string; cells: string[]}): number => Math.max(visible(c.head), ...c.cells.map(visible))
   const total = (cs: readonly {width: number}[]): number => cs.reduce((n, c) => n + c.width, 0) + GAP * Math.max(0, cs.length - 1)
-  let sized = shown.map((c) => ({...c, width: natural(c)}))
+  let sized = columns.map((c) => {
+    const cells = c.cells.map(String)
+    return {...c, cells, width: Math.max(visible(c.head), ...cells.map(visible))}
+  })
   const dropped: string[] = []
   if (width !== undefined && Number.isFinite(width)) {
     // Long text gives way to a comfortable width first, then optional columns go, then long text is cut further.
     shrinkTo(sized, width, COMFORTABLE, total)
-    const droppable = [...shown].filter((c) => c.drop !== undefined).sort((a, b) => (a.drop ?? 0) - (b.drop ?? 0))
+    const droppable = sized.filter((c) => c.drop !== undefined).sort((a, b) => (a.drop ?? 0) - (b.drop ?? 0))
     for (const c of droppable) {
       if (total(sized) <= width) break
       dropped.push(c.head)
-      shown = shown.filter((x) => x !== c)
-      sized = sized.filter((x) => x.head !== c.head || x.drop !== c.drop)
+      sized = sized.filter((x) => x !== c)
     }
     shrinkTo(sized, width, MIN_WIDTH, total)
   }

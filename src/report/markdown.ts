@@ -7,7 +7,6 @@ export function mdCell(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/([\\|`*_[\]<>#!])/g, '\\$1')
 }
 
-
 /** For tickets and chat: the one-sentence answer and the per-deploy table (plus incidents). */
 export function renderMarkdown(r: AnalysisReport): string {
   const out = ['## skewscan: stale-bundle failures', '', mdCell(headline(r)), '']
