@@ -51,14 +51,16 @@ export function analyzeSettings(f: AnalyzeFlags): AnalyzeSettings {
   }
 }
 
+/** What `--app-key` names other than an attribute. */
+const NAMED_SOURCES: readonly string[] = ['auto', 'upstream', 'host', 'service'] satisfies AppSource[]
+
 /** `--app-key`: auto, upstream, host, service, or an attribute path (`@kube.app`, `tag:app`) read into the app field. */
 function appSourceOf(key: string): AppSource {
-  if (key === 'upstream' || key === 'host' || key === 'service' || key === 'auto') return key
-  return 'key'
+  return NAMED_SOURCES.includes(key) ? (key as AppSource) : 'key'
 }
 
 function appField(key: string): {app?: string} {
-  if (['auto', 'upstream', 'host', 'service'].includes(key)) return {}
+  if (NAMED_SOURCES.includes(key)) return {}
   if (!/^(@?[\w.-]+|tag:[\w.-]+)$/.test(key)) {
     throw new ConfigError(`--app-key ${key}: expected auto, upstream, host, service, an attribute path (@kube.app) or a tag (tag:app)`)
   }
