@@ -20,6 +20,7 @@ export type RejectReason =
   | 'binary'
   | 'bad-csv-row'
   | 'duplicate'
+  | 'header-line'
   | 'truncated-input'
 
 export interface Rejection {
