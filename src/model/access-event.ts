@@ -40,6 +40,12 @@ export interface AccessEvent {
   service?: string
   /** The machine that logged it (Datadog's `host`: for ingress logs, the controller pod). */
   host?: string
+  /** Seconds the proxy took ($request_time), when logged. Shown by `parse`; the analysis does not use it. */
+  requestTime?: number
+  /** Seconds the upstream took ($upstream_response_time, the last try), when logged. */
+  upstreamTime?: number
+  /** Unquoted fields of a custom format that skewscan does not know, as logged (`parse` shows them). */
+  extra?: string[]
   /** Datadog event id, used to drop duplicates when pages overlap. */
   id?: string
   location: RecordLocation

@@ -289,6 +289,41 @@ export function lastUpstream(list: string): string | undefined {
   return lastUpstreamIn(list, 0, list.length)
 }
 
+/** The entries of an nginx upstream list: retries separated by `, `, internal redirects by ` : `. */
+function listItems(list: string): string[] {
+  return list.split(/\s*,\s*|\s+:\s+/).map((x) => x.trim()).filter((x) => x !== '')
+}
+
+/**
+ * The upstream that answered, from `$upstream_addr` and `$upstream_status`: their entries pair up
+ * by position (nginx docs, ngx_http_upstream_module), and the answer is the last entry with a
+ * status. `172.17.0.6:8080, 172.17.0.7:8080` with `200, -` was answered by 172.17.0.6:8080. When
+ * the lists do not pair up, the last address that is not `-`.
+ */
+export function answeringUpstream(addrList: string, statusList: string | undefined): string | undefined {
+  if (statusList !== undefined) {
+    const addrs = listItems(addrList)
+    const statuses = listItems(statusList)
+    if (addrs.length === statuses.length && addrs.length > 1) {
+      for (let i = addrs.length - 1; i >= 0; i--) {
+        const a = addrs[i] as string
+        if (/^\d{3}$/.test(statuses[i] as string) && a !== '-') return a
+      }
+    }
+  }
+  return lastUpstream(addrList)
+}
+
+/** The last number of an `$upstream_response_time` list, in seconds. */
+function lastSeconds(list: string): number | undefined {
+  const items = listItems(list)
+  for (let i = items.length - 1; i >= 0; i--) {
+    const v = Number(items[i])
+    if (items[i] !== '-' && Number.isFinite(v)) return v
+  }
+  return undefined
+}
+
 // ---------------------------------------------------------------------------------------------
 // Quoted fields
 
@@ -440,6 +475,12 @@ let hRealStart = -1
 let hRealEnd = -1
 let hTimeStart = 0
 let hTimeEnd = 0
+/** Set by the general head scan: the client picked from an address list, and a `$host` prefix. */
+let hClient: string | undefined
+let hVhost: string | undefined
+
+/** How far into a line the general head scan looks for the `[time]`. */
+const HEAD_LIMIT = 2048
 
 /** End of the token starting at i (next space or end), or -1 when longer than MAX_HEAD_TOKEN. */
 function headToken(s: string, i: number, end: number): number {
@@ -457,15 +498,22 @@ function closeBracket(s: string, i: number, end: number, max: number): number {
 
 /**
  * Matches `ADDR - [REAL_IP] - USER [TIME] "` (the bracketed real-IP segment being optional) and
- * returns the index of the quote opening the request, or -1. Bounded: at most a few hundred chars
- * are looked at, however long the line.
+ * returns the index of the quote opening the request, or -1. Lines that do not fit this common
+ * shape go to scanHeadGeneral. Bounded: at most a few thousand chars are looked at, however long
+ * the line.
  */
 function scanHead(s: string, end: number): number {
   hRealStart = hRealEnd = -1
+  hClient = hVhost = undefined
   const c0 = s.charCodeAt(0)
-  if (!(c0 > SP) || c0 === QUOTE || c0 === LBRACK || c0 === 123) return -1
+  if (!(c0 > SP) || c0 === LBRACK || c0 === 123) return -1
+  const fast = scanHeadCommon(s, end)
+  return fast >= 0 ? fast : scanHeadGeneral(s, end)
+}
+
+function scanHeadCommon(s: string, end: number): number {
   const addrEnd = headToken(s, 0, end)
-  if (addrEnd < 0 || s.charCodeAt(addrEnd + 1) !== DASH || s.charCodeAt(addrEnd + 2) !== SP) return -1
+  if (addrEnd < 0 || s.charCodeAt(0) === QUOTE || s.charCodeAt(addrEnd + 1) !== DASH || s.charCodeAt(addrEnd + 2) !== SP) return -1
   hAddrEnd = addrEnd
   let p = addrEnd + 3
   if (s.charCodeAt(p) === LBRACK) {
@@ -491,6 +539,94 @@ function scanHead(s: string, end: number): number {
   hTimeStart = timeStart
   hTimeEnd = timeEnd
   return timeEnd + 2
+}
+
+/**
+ * The heads real configurations write besides the common one, read as Filebeat's nginx module
+ * reads them: an optional `$host[:port]` prefix (nginx "vcombined"), then the client as an
+ * address list (`$http_x_forwarded_for` logged in place of or before `$remote_addr`, plain or in
+ * quotes: `10.0.0.2, 10.0.0.1, 127.0.0.1`, `"10.5.102.222, 199.96.1.1" 10.2.1.185`), then
+ * ` - `, a user that may hold spaces, and `[TIME] "`. The client is the first address of the list
+ * that is not private IPv4 (10/8, 172.16/12, 192.168/16, 127/8), else the first.
+ */
+function scanHeadGeneral(s: string, end: number): number {
+  const limit = Math.min(end, HEAD_LIMIT)
+  let bracket = -1
+  for (let from = 0; ;) {
+    const b = s.indexOf(' [', from)
+    if (b < 0 || b >= limit) return -1
+    const close = closeBracket(s, b + 2, end, MAX_HEAD_TOKEN)
+    if (close < 0) return -1
+    if (close - b - 2 <= MAX_TIME_FIELD && s.charCodeAt(close + 1) === SP && s.charCodeAt(close + 2) === QUOTE) {
+      bracket = b
+      hTimeStart = b + 2
+      hTimeEnd = close
+      break
+    }
+    from = close + 1
+  }
+  // The ` - ` that ends the addresses (the user, possibly `-` or empty, follows it).
+  let dash = -1
+  for (let i = 0; i < bracket; i++) {
+    if (s.charCodeAt(i) === SP && s.charCodeAt(i + 1) === DASH && (i + 2 === bracket || s.charCodeAt(i + 2) === SP)) {
+      dash = i
+      break
+    }
+  }
+  if (dash <= 0) return -1
+  let rest = dash + 3
+  if (s.charCodeAt(rest) === LBRACK) {
+    const close = closeBracket(s, rest + 1, bracket, MAX_HEAD_TOKEN)
+    if (close > 0 && s.charCodeAt(close + 1) === SP && s.charCodeAt(close + 2) === DASH) {
+      hRealStart = rest + 1
+      hRealEnd = close
+    }
+  }
+  // A first token that is not quoted, not part of a comma list and not alone is the `$host` prefix.
+  let a = 0
+  const firstEnd = s.indexOf(' ', 0)
+  if (s.charCodeAt(0) !== QUOTE && firstEnd > 0 && firstEnd < dash && s.charCodeAt(firstEnd - 1) !== COMMA) {
+    const host = s.slice(0, firstEnd)
+    if (host.indexOf('"') === -1) {
+      hVhost = stripPort(host)
+      a = firstEnd + 1
+    }
+  }
+  const items: string[] = []
+  let start = -1
+  for (let i = a; i <= dash; i++) {
+    const c = i === dash ? SP : s.charCodeAt(i)
+    const sep = c === SP || c === COMMA || c === QUOTE || c === TAB
+    if (!sep && start < 0) start = i
+    else if (sep && start >= 0) {
+      if (i - start > MAX_HEAD_TOKEN) return -1
+      items.push(s.slice(start, i))
+      start = -1
+    }
+  }
+  if (items.length === 0) return -1
+  hClient = items.find((x) => !isPrivateIpv4(x)) ?? items[0]
+  hAddrEnd = 0
+  return hTimeEnd + 2
+}
+
+/** `host:port` -> `host` (a bracketed IPv6 host loses its brackets; a bare IPv6 address is kept). */
+function stripPort(host: string): string {
+  if (host.startsWith('[')) {
+    const close = host.indexOf(']')
+    return close > 0 ? host.slice(1, close) : host
+  }
+  const colon = host.indexOf(':')
+  return colon > 0 && colon === host.lastIndexOf(':') ? host.slice(0, colon) : host
+}
+
+/** Filebeat's isPrivate: IPv4 10/8, 192.168/16, 172.16/12, 127/8; anything else (IPv6, names) is not. */
+function isPrivateIpv4(x: string): boolean {
+  const m = /^(\d{1,3})\.(\d{1,3})\./.exec(x)
+  if (!m) return false
+  const a = Number(m[1])
+  const b = Number(m[2])
+  return a === 10 || a === 127 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31)
 }
 
 /** Cheap shape check for format detection: `IP - user [time] "…`. */
@@ -551,6 +687,8 @@ let lastResolution = 1000
 let tailUpstream: string | undefined
 let tailUpstreamName: string | undefined
 let tailRequestId: string | undefined
+let tailRequestTime: number | undefined
+let tailUpstreamTime: number | undefined
 
 /** End of the whitespace-free token at i. */
 function tokenEnd(s: string, i: number, end: number): number {
@@ -596,6 +734,8 @@ function scanTail(s: string, p: number, end: number): void {
   if (!allOf(s, p + 1, lenEnd, false) || s.charCodeAt(lenEnd) !== SP) return
   const timeEnd = tokenEnd(s, lenEnd + 1, end)
   if (!allOf(s, lenEnd + 1, timeEnd, true) || s.charCodeAt(timeEnd) !== SP || s.charCodeAt(timeEnd + 1) !== LBRACK) return
+  const requestTime = Number(s.slice(lenEnd + 1, timeEnd))
+  if (Number.isFinite(requestTime)) tailRequestTime = requestTime
   let close = closeBracket(s, timeEnd + 2, end, MAX_HEAD_TOKEN)
   if (close < 0) return
   // $proxy_upstream_name: the app's upstream (`namespace-service-port`); empty or `-` when none.
@@ -608,15 +748,46 @@ function scanTail(s: string, p: number, end: number): void {
     if (close >= 0 && (close + 1 === end || s.charCodeAt(close + 1) === SP)) p = close + 1
   }
   // $upstream_addr, then the length, time and status lists.
+  let addrStart = 0
+  let addrEnd = 0
   for (let field = 0; field < 4; field++) {
-    if (s.charCodeAt(p) !== SP || p + 1 >= end) return
+    if (s.charCodeAt(p) !== SP || p + 1 >= end) {
+      if (field > 0) tailUpstream = lastUpstreamIn(s, addrStart, addrEnd)
+      return
+    }
     const e = listEnd(s, p + 1, end)
-    if (field === 0) tailUpstream = lastUpstreamIn(s, p + 1, e)
+    if (field === 0) {
+      addrStart = p + 1
+      addrEnd = e
+    } else if (field === 2) {
+      tailUpstreamTime = lastSeconds(s.slice(p + 1, e))
+    } else if (field === 3) {
+      tailUpstream = answeringUpstream(s.slice(addrStart, addrEnd), s.slice(p + 1, e))
+    }
     p = e
   }
   if (s.charCodeAt(p) !== SP || p + 1 >= end) return
   const idEnd = tokenEnd(s, p + 1, end)
   if (idEnd > p + 1 && !(idEnd === p + 2 && s.charCodeAt(p + 1) === DASH)) tailRequestId = s.slice(p + 1, idEnd)
+}
+
+/** At most this many unquoted extra fields are read after the bytes. */
+const MAX_EXTRA = 8
+const SECONDS = /^\d+\.\d+$/
+
+/**
+ * Extra unquoted fields after the bytes: the first two decimal numbers are the request time and the
+ * upstream time (`$request_time $upstream_response_time`, the order custom formats use); the
+ * others are kept as logged.
+ */
+function readExtras(event: AccessFields, extra: string[]): void {
+  const rest: string[] = []
+  for (const x of extra) {
+    if (SECONDS.test(x) && event.requestTime === undefined) event.requestTime = Number(x)
+    else if (SECONDS.test(x) && event.upstreamTime === undefined) event.upstreamTime = Number(x)
+    else rest.push(x)
+  }
+  if (rest.length > 0) event.extra = rest
 }
 
 function isTokenChar(c: number): boolean {
@@ -654,7 +825,8 @@ export function parseAccessLine(line: string): ParseOutcome {
     lastResolution = resolutionMs
   }
   const clientIp =
-    hRealStart >= 0 && isIpAt(line, hRealStart, hRealEnd) ? line.slice(hRealStart, hRealEnd) : line.slice(0, hAddrEnd)
+    hRealStart >= 0 && isIpAt(line, hRealStart, hRealEnd) ? line.slice(hRealStart, hRealEnd) : hClient ?? line.slice(0, hAddrEnd)
+  const prefixHost = hVhost
 
   // "$request": METHOD TARGET [PROTOCOL]
   const reqClose = findClose(line, open + 1, end)
@@ -702,7 +874,16 @@ export function parseAccessLine(line: string): ParseOutcome {
   let referer: string | undefined
   let userAgent = ''
   tailUpstream = tailUpstreamName = tailRequestId = undefined
+  tailRequestTime = tailUpstreamTime = undefined
   p = bytesEnd
+  // Unquoted fields a custom format logs after the bytes (`$request_time`, `$upstream_response_time`, others).
+  let extra: string[] | undefined
+  while (line.charCodeAt(p) === SP && p + 1 < end && line.charCodeAt(p + 1) !== QUOTE && (extra === undefined || extra.length < MAX_EXTRA)) {
+    const e = tokenEnd(line, p + 1, end)
+    if (e === p + 1) break
+    ;(extra ??= []).push(line.slice(p + 1, e))
+    p = e
+  }
   if (line.charCodeAt(p + 1) === QUOTE && line.charCodeAt(p) === SP) {
     const refClose = findClose(line, p + 2, end)
     if (refClose < 0) return reject('unparsed-message', 'truncated line: the referer field is not closed')
@@ -723,6 +904,10 @@ export function parseAccessLine(line: string): ParseOutcome {
   if (tailRequestId !== undefined) event.requestId = tailRequestId
   if (tailUpstream !== undefined) event.upstream = tailUpstream
   if (tailUpstreamName !== undefined) event.upstreamName = tailUpstreamName
-  if (host !== undefined) event.vhost = host
+  const vhost = host ?? prefixHost
+  if (vhost !== undefined) event.vhost = vhost
+  if (extra !== undefined) readExtras(event, extra)
+  if (tailRequestTime !== undefined) event.requestTime = tailRequestTime
+  if (tailUpstreamTime !== undefined) event.upstreamTime = tailUpstreamTime
   return {ok: true, event}
 }

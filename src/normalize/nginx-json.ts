@@ -1,5 +1,5 @@
 import type {AccessFields, ParseOutcome, RejectReason} from '../model'
-import {lastUpstream, parseIsoTime, parseNginxTime, splitTarget} from './access-line'
+import {answeringUpstream, parseIsoTime, parseNginxTime, splitTarget} from './access-line'
 
 /*
  * nginx `log_format … escape=json` lines, already JSON.parsed. Field names depend on the
@@ -127,6 +127,14 @@ export function looksLikeNginxJson(obj: Record<string, unknown>): boolean {
   return false
 }
 
+/** A time in seconds logged as a number or a numeric string (the last of a retry list). */
+function seconds(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
+  if (typeof v !== 'string') return undefined
+  const last = v.split(/[,:]/).map((x) => x.trim()).filter((x) => x !== '' && x !== '-').pop()
+  return last !== undefined && NUMERIC.test(last) ? Number(last) : undefined
+}
+
 /** Parses one escape=json access record. Never throws. */
 export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return reject('not-an-object', 'record is not a JSON object')
@@ -185,12 +193,13 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
     clientIp,
     userAgent: optString(obj, 'http_user_agent') ?? '',
   }
-  const referer = optString(obj, 'http_referer')
+  // Two independent real configs spell the variable `http_referrer`: the key is the operator's choice.
+  const referer = optString(obj, 'http_referer', 'http_referrer', 'referer', 'referrer')
   if (referer !== undefined) event.referer = referer
   const requestId = optString(obj, 'request_id', 'req_id')
   if (requestId !== undefined) event.requestId = requestId
   const upstreamList = optString(obj, 'upstream_addr')
-  const upstream = upstreamList === undefined ? undefined : lastUpstream(upstreamList)
+  const upstream = upstreamList === undefined ? undefined : answeringUpstream(upstreamList, optString(obj, 'upstream_status'))
   if (upstream !== undefined) event.upstream = upstream
   const contentType = optString(obj, 'sent_http_content_type', 'content_type', 'upstream_http_content_type')
   if (contentType !== undefined) event.contentType = contentType
@@ -202,5 +211,9 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
   if (version !== undefined) event.version = version
   const service = optString(obj, 'service')
   if (service !== undefined) event.service = service
+  const requestTime = seconds(obj['request_time'])
+  if (requestTime !== undefined) event.requestTime = requestTime
+  const upstreamTime = seconds(obj['upstream_response_time'])
+  if (upstreamTime !== undefined) event.upstreamTime = upstreamTime
   return {ok: true, event}
 }

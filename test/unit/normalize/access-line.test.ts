@@ -8,11 +8,20 @@ import {
 } from '../../../src/normalize/access-line'
 import type {ParseOutcome} from '../../../src/model'
 
-/** The parsed event with its time as an ISO string, for readable exact assertions. */
+/** The parsed event with its time as an ISO string, for readable exact assertions (timings: see `timings`). */
 function parsed(line: string): Record<string, unknown> {
   const r = parseAccessLine(line)
   if (!r.ok) throw new Error(`rejected (${r.reason}): ${r.detail ?? ''}`)
-  return {...r.event, time: new Date(r.event.time).toISOString()}
+  const {requestTime: _r, upstreamTime: _u, ...event} = r.event
+  return {...event, time: new Date(r.event.time).toISOString()}
+}
+
+/** The timings and unknown extra fields a line gave. */
+function timings(line: string): Record<string, unknown> {
+  const r = parseAccessLine(line)
+  if (!r.ok) throw new Error(`rejected (${r.reason}): ${r.detail ?? ''}`)
+  const {requestTime, upstreamTime, extra} = r.event
+  return {requestTime, upstreamTime, extra}
 }
 
 function rejection(line: string): {reason: string; detail: string} {
@@ -81,7 +90,8 @@ describe('parseAccessLine: real samples (datadog.md §4)', () => {
         bytes: 261,
         clientIp: '172.17.0.1',
         userAgent: FIREFOX,
-        upstream: '100.110.0.3:80',
+        // The statuses are `200, -`: the first upstream answered (the second was never asked).
+        upstream: '172.17.0.1:9000',
         upstreamName: 'proxyname-8080',
         requestId: 'abcdefg12345abcdef',
       },
@@ -405,7 +415,6 @@ describe('parseAccessLine: rejections', () => {
     ['klog controller line', 'I1221 13:00:58.488494       7 controller.go:202] "Backend successfully reloaded"', 'unparsed-message'],
     ['CSV', 'time,path,status\n2022-03-21T16:05:33Z,/a.js,200', 'unparsed-message'],
     ['a leading space', ` ${OK_HEAD} "GET / HTTP/1.1" 200 1`, 'unparsed-message'],
-    ['ident not `-`', '1.2.3.4 x - [21/Mar/2022:16:05:33 +0000] "GET / HTTP/1.1" 200 1', 'unparsed-message'],
     ['time bracket not followed by a request', '1.2.3.4 - - [21/Mar/2022:16:05:33 +0000] GET / 200 1', 'unparsed-message'],
     ['truncated in the time', '172.16.30.1 - - [21/Mar/2022:16:0', 'unparsed-message'],
     ['truncated after the time', OK_HEAD, 'unparsed-message'],
@@ -568,4 +577,54 @@ describe('parseIsoTime', () => {
       expect(parseIsoTime(s)).toBeUndefined()
     },
   )
+})
+
+describe('parseAccessLine: heads and tails of real configurations (Filebeat nginx module test logs)', () => {
+  const TAIL = '[07/Dec/2016:11:05:07 +0100] "GET /ocelot HTTP/1.1" 200 571 "-" "Firefox/49.0"'
+  it.each<[string, string, string, string | undefined]>([
+    ['an X-Forwarded-For list, all private: the first', `10.0.0.2, 10.0.0.1, 127.0.0.1 - - ${TAIL}`, '10.0.0.2', undefined],
+    ['an X-Forwarded-For list: the first public address', `10.0.0.2, 10.0.0.1, 85.181.35.98 - - ${TAIL}`, '85.181.35.98', undefined],
+    ['a quoted list before the address', `"10.5.102.222, 199.96.1.1, 204.246.1.1" 10.2.1.185 - - ${TAIL}`, '199.96.1.1', undefined],
+    ['a list then an address', `2a03:0000:10ff:f00f:0000:0000:0:8000, 10.225.192.17 10.2.2.121 - - ${TAIL}`, '2a03:0000:10ff:f00f:0000:0000:0:8000', undefined],
+    ['a $host prefix', `example.com 172.17.0.1 - - ${TAIL}`, '172.17.0.1', 'example.com'],
+    ['a $host:port prefix and a quoted list', `example.com:80 "10.5.102.222, 175.16.199.1" 10.2.1.185 - - ${TAIL}`, '175.16.199.1', 'example.com'],
+    ['an address as the host', `1.128.3.4 localhost - - ${TAIL}`, 'localhost', '1.128.3.4'],
+    ['a user with a trailing space', `203.0.113.7 - bob  ${TAIL}`, '203.0.113.7', undefined],
+    ['a user with a space inside', `203.0.113.7 - John Doe ${TAIL}`, '203.0.113.7', undefined],
+  ])('%s', (_name, line, client, vhost) => {
+    const e = parsed(line)
+    expect(e.clientIp).toBe(client)
+    expect(e.vhost).toBe(vhost)
+    expect(e.path).toBe('/ocelot')
+    expect(e.userAgent).toBe('Firefox/49.0')
+    expect(e.time).toBe('2016-12-07T10:05:07.000Z')
+  })
+
+  it('extra fields after the bytes keep the referer and user agent, and read the request time', () => {
+    const line = '203.0.113.7 - - [10/Oct/2023:13:55:36 +0000] "GET /big.bin HTTP/1.1" 206 33973115 0.202 "-" "Mozilla/5.0 (X11)"'
+    expect(parsed(line)).toMatchObject({status: 206, bytes: 33973115, userAgent: 'Mozilla/5.0 (X11)'})
+    expect(parsed(line).referer).toBeUndefined()
+    expect(timings(line)).toEqual({requestTime: 0.202, upstreamTime: undefined, extra: undefined})
+  })
+
+  it('request and upstream time, then unknown fields kept apart', () => {
+    const line = '203.0.113.7 - - [10/Oct/2023:13:55:36 +0000] "GET / HTTP/1.1" 200 612 0.010 0.008 MISS "https://a.example/" "curl/8"'
+    expect(parsed(line)).toMatchObject({referer: 'https://a.example/', userAgent: 'curl/8'})
+    expect(timings(line)).toEqual({requestTime: 0.01, upstreamTime: 0.008, extra: ['MISS']})
+  })
+
+  it('a Rack common line with a trailing duration', () => {
+    expect(timings('169.254.0.1 - - [11/Apr/2022:16:29:47 +0000] "GET / HTTP/1.1" 200 117 0.0027')).toEqual({requestTime: 0.0027, upstreamTime: undefined, extra: undefined})
+  })
+
+  it('ingress-nginx timings: $request_time and the last $upstream_response_time', () => {
+    const line = '192.168.64.14 - - [07/Feb/2020:12:02:42 +0000] "GET /v2/some HTTP/1.1" 200 61 "-" "Firefox/72.0" 348 0.001 [default-web2-8080] [] 172.17.0.6:8080, 172.17.0.7:8080 61, 100 0.100, 0.004 200, 203 835136ae24486dbb4156dcbe21f5d402'
+    expect(timings(line)).toEqual({requestTime: 0.001, upstreamTime: 0.004, extra: undefined})
+    expect(parsed(line).upstream).toBe('172.17.0.7:8080')
+  })
+
+  it('ingress-nginx retries: the upstream whose status answered, not the one logged `-`', () => {
+    const line = '192.168.64.14 - - [07/Feb/2020:12:02:42 +0000] "GET /test/test.mp4 HTTP/1.1" 200 61 "-" "Firefox/72.0" 348 0.001 [default-web2-8080] [] 172.17.0.6:8080, 172.17.0.7:8080 - 0.100, - 200, - 835136ae24486dbb4156dcbe21f5d402'
+    expect(parsed(line)).toMatchObject({upstream: '172.17.0.6:8080', requestId: '835136ae24486dbb4156dcbe21f5d402'})
+  })
 })

@@ -58,6 +58,7 @@ describe('parseNginxJson: a full escape=json record', () => {
       userAgent: 'Mozilla/5.0 "x"',
       referer: 'https://app.example.com/',
       requestId: '7f3c2a9e8b1d4c6fa0e5b2c1d3e4f5a6',
+      requestTime: 0.004,
       upstream: '10.0.0.2:80',
       contentType: 'application/javascript',
       vhost: 'app.example.com',
@@ -292,5 +293,18 @@ describe('looksLikeNginxJson', () => {
     ['empty', false, {}],
   ])('%s -> %s', (_name, expected, obj) => {
     expect(looksLikeNginxJson(obj)).toBe(expected)
+  })
+})
+
+describe('parseNginxJson: field names of real configs', () => {
+  const BASE = {time_local: '10/Oct/2023:13:55:36 +0000', remote_addr: '203.0.113.7', request: 'GET /a.js?v=1 HTTP/1.1', status: '200', body_bytes_sent: '10'}
+  it('http_referrer is the referer, time_local the time, request the request line', () => {
+    expect(parsed({...BASE, http_referrer: 'https://a.example/', http_user_agent: 'curl/8'})).toMatchObject({
+      time: '2023-10-10T13:55:36.000Z', method: 'GET', path: '/a.js', referer: 'https://a.example/', userAgent: 'curl/8', clientIp: '203.0.113.7',
+    })
+  })
+  it('the answering upstream of a retry list is the one with a status', () => {
+    expect(parsed({...BASE, upstream_addr: '172.17.0.6:8080, 172.17.0.7:8080', upstream_status: '200, -'}).upstream).toBe('172.17.0.6:8080')
+    expect(parsed({...BASE, upstream_addr: '172.17.0.6:8080, 172.17.0.7:8080', upstream_status: '502, 200'}).upstream).toBe('172.17.0.7:8080')
   })
 })
