@@ -39,6 +39,9 @@ export function buildId(build: Build | undefined): string | null {
   return build?.number === undefined ? null : `B${build.number}`
 }
 
+/** How much the header block of one response varies, at most (cookies set or not, cache headers). */
+const HEADER_VARIANCE = 1024
+
 /** A length counts as a build when it makes up at least this share of the shell responses of its own time. */
 const MIN_SHARE = 0.05
 
@@ -74,9 +77,22 @@ export class BuildTracker {
     return undefined
   }
 
-  /** Look-ahead stage: a response on a shell path teaches a length (and which build a pod runs). */
-  learn(bytes: number, time: number, upstream?: string): Build {
+  /**
+   * Look-ahead stage: a response on a shell path teaches a length (and which build a pod runs).
+   * `withHeaders`: the length counts the response headers (ALB, CloudFront, Google Cloud), so one
+   * shell comes at several lengths, one per header block it was sent with (a Set-Cookie or not).
+   * A pod runs one build: a new length from a pod already seen serving a shell, within the size a
+   * header block varies by, is that build's shell with other headers, not a new build.
+   */
+  learn(bytes: number, time: number, upstream?: string, withHeaders = false): Build {
     let b = this.match(bytes)
+    if (!b && withHeaders && upstream) {
+      const same = this.podBuilds.get(upstream)
+      if (same && Math.abs(same.shellBytes - bytes) <= HEADER_VARIANCE) {
+        b = same
+        this.byBytes.set(bytes, same)
+      }
+    }
     if (!b) {
       b = {
         index: this.builds.length, shellBytes: bytes, aheadCount: 0, aheadFirst: time, aheadLast: time,

@@ -131,7 +131,7 @@ export class Detector {
     }
     if (!shells) return
     if (shells.length > 1) shells.sort((a, b) => cmp(a.app.name, b.app.name) || a.e.bytes - b.e.bytes || cmp(a.e.upstream ?? '', b.e.upstream ?? ''))
-    for (const {e, app} of shells) app.builds.learn(e.bytes, e.time, e.upstream)
+    for (const {e, app} of shells) app.builds.learn(e.bytes, e.time, e.upstream, e.responseBytes === true)
   }
 
   /** Judges the events q[from, to), all of one timestamp. */

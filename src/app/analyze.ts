@@ -183,6 +183,8 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
       for (const r of rejected) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1)
       notice?.(`${file} (${format}): ${plural(deploys.length, 'deploy')} read, ${plural(rejected.length, 'record')} skipped (${[...reasons].map(([k, n]) => `${k}: ${n}`).join(', ')}; first at record ${(rejected[0]?.index ?? 0) + 1})`)
     }
+    // Whatever the format: a deploy source that gave nothing is said, since deploys are then inferred.
+    if (deploys.length === 0) notice?.(`${file} (${format}): no deploys in it; deploys are inferred from the logs`)
     return deploys
   } catch (error: unknown) {
     if (error instanceof DeployFileError) throw new InputError(error.message, file)
@@ -191,7 +193,7 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
 }
 
 /** Standard input is kept in a temporary file so that it can be re-read like any file. */
-async function spoolStdin(req: AnalyzeRequest): Promise<string | undefined> {
+export async function spoolStdin(req: {inputs: readonly string[]; stdin?: Readable}): Promise<string | undefined> {
   if (!req.inputs.includes('-')) return undefined
   if (!req.stdin) throw new InputError('-: no standard input to read', '-')
   const dir = await fs.mkdtemp(join(tmpdir(), 'skewscan-'))

@@ -46,16 +46,21 @@ export function analyzeSettings(f: AnalyzeFlags): AnalyzeSettings {
       ...(f.app === undefined ? {} : {app: f.app}),
       ...(f['deploy-app'] === undefined ? {} : {deployApps: parseDeployApps(f['deploy-app'])}),
     },
-    normalize: {fields: {...parseFields(f.field ?? []), ...appField(f['app-key'])}, sessionKey: parseSessionKey(f['session-key'])},
+    normalize: normalizeSettings(f),
     reorderWindowMs: parseDuration('reorder-window', f['reorder-window']),
   }
+}
+
+/** How records are read (`--field`, `--app-key`, `--session-key`): shared by analyze and parse. */
+export function normalizeSettings(f: Pick<AnalyzeFlags, 'field' | 'app-key' | 'session-key'>): NormalizeOptions {
+  return {fields: {...parseFields(f.field ?? []), ...appField(f['app-key'])}, sessionKey: parseSessionKey(f['session-key'])}
 }
 
 /** What `--app-key` names other than an attribute. */
 const NAMED_SOURCES: readonly string[] = ['auto', 'upstream', 'host', 'service'] satisfies AppSource[]
 
 /** `--app-key`: auto, upstream, host, service, or an attribute path (`@kube.app`, `tag:app`) read into the app field. */
-function appSourceOf(key: string): AppSource {
+export function appSourceOf(key: string): AppSource {
   return NAMED_SOURCES.includes(key) ? (key as AppSource) : 'key'
 }
 

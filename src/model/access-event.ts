@@ -17,8 +17,14 @@ export interface AccessEvent {
   /** Request path without the query string, as logged (not URL-decoded). */
   path: string
   status: number
-  /** Body bytes sent to the client ($body_bytes_sent, network.bytes_written). */
+  /** Body bytes sent to the client ($body_bytes_sent, network.bytes_written), or the whole response when responseBytes. */
   bytes: number
+  /**
+   * The format counts the response's headers in `bytes` (AWS ALB `sent_bytes`, CloudFront
+   * `sc-bytes`, Google Cloud `responseSize`): one shell is then logged at several lengths, its
+   * body plus each header block it was sent with.
+   */
+  responseBytes?: true
   clientIp: string
   userAgent: string
   referer?: string

@@ -249,7 +249,7 @@ function scanTarget(s: string, a: number, b: number): boolean {
 
 /**
  * Splits a request target into its path (query string and fragment removed, not URL-decoded) and,
- * for an absolute-form target, its host. Undefined when it is not a path or absolute URL.
+ * for an absolute-form target, its host and port (stripPort gives the host alone). Undefined when it is not a path or absolute URL.
  */
 export function splitTarget(target: string): {path: string; host?: string} | undefined {
   if (!scanTarget(target, 0, target.length)) return undefined
@@ -574,7 +574,7 @@ function scanHeadGeneral(s: string, end: number): number {
     }
   }
   if (dash <= 0) return -1
-  let rest = dash + 3
+  const rest = dash + 3
   if (s.charCodeAt(rest) === LBRACK) {
     const close = closeBracket(s, rest + 1, bracket, MAX_HEAD_TOKEN)
     if (close > 0 && s.charCodeAt(close + 1) === SP && s.charCodeAt(close + 2) === DASH) {
@@ -611,7 +611,7 @@ function scanHeadGeneral(s: string, end: number): number {
 }
 
 /** `host:port` -> `host` (a bracketed IPv6 host loses its brackets; a bare IPv6 address is kept). */
-function stripPort(host: string): string {
+export function stripPort(host: string): string {
   if (host.startsWith('[')) {
     const close = host.indexOf(']')
     return close > 0 ? host.slice(1, close) : host
@@ -847,12 +847,23 @@ export function parseAccessLine(line: string): ParseOutcome {
   const targetEnd = tokenEnd(rs, i, rb)
   if (!scanTarget(rs, i, targetEnd)) return reject('missing-path', `request target is not a path: ${snippet(rs, i, targetEnd)}`)
   const path = tPathEnd > tPathStart ? rs.slice(tPathStart, tPathEnd) : '/'
-  const host = tHostStart >= 0 ? rs.slice(tHostStart, tHostEnd) : undefined
+  // The Host as nginx's $host gives it: without a port.
+  const host = tHostStart >= 0 ? stripPort(rs.slice(tHostStart, tHostEnd)) : undefined
 
   // $status
   let p = reqClose + 2
   if (p >= end) return reject('missing-status', 'truncated line: nothing after the request')
-  const statusEnd = tokenEnd(line, p, end)
+  let statusEnd = tokenEnd(line, p, end)
+  let timeBeforeStatus: number | undefined
+  if (statusEnd - p !== 3 && statusEnd < end && SECONDS.test(line.slice(p, statusEnd))) {
+    // Custom formats that log `$request_time` between the request and the status.
+    const next = tokenEnd(line, statusEnd + 1, end)
+    if (next - statusEnd - 1 === 3) {
+      timeBeforeStatus = Number(line.slice(p, statusEnd))
+      p = statusEnd + 1
+      statusEnd = next
+    }
+  }
   if (statusEnd - p !== 3 || !allOf(line, p, statusEnd, false) || line.charCodeAt(p) === 48) {
     return reject('bad-status', `status is not a 3-digit number: ${snippet(line, p, statusEnd)}`)
   }
@@ -906,6 +917,7 @@ export function parseAccessLine(line: string): ParseOutcome {
   if (tailUpstreamName !== undefined) event.upstreamName = tailUpstreamName
   const vhost = host ?? prefixHost
   if (vhost !== undefined) event.vhost = vhost
+  if (timeBeforeStatus !== undefined) event.requestTime = timeBeforeStatus
   if (extra !== undefined) readExtras(event, extra)
   if (tailRequestTime !== undefined) event.requestTime = tailRequestTime
   if (tailUpstreamTime !== undefined) event.upstreamTime = tailUpstreamTime

@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
-import {lastUpstream, parseAccessLine, parseIsoTime} from './access-line'
+import {answeringUpstream, parseAccessLine, parseIsoTime} from './access-line'
+import {parseTextLine} from './formats'
 import {urlPath} from '../util/url-path'
 import {type AttributeBag, applyMapping, type NormalizeOptions, readsTags, text} from './fields'
 
@@ -55,7 +56,7 @@ export function normalizeDatadog(log: DatadogLog, opts: NormalizeOptions): Parse
   } else {
     const message = typeof log.message === 'string' ? log.message : undefined
     if (message === undefined) return {ok: false, reason: 'missing-path', detail: 'no http attributes and no message'}
-    const parsed = parseAccessLine(message)
+    const parsed = parseTextLine(message)
     if (!parsed.ok) return parsed.reason === 'unparsed-message' ? {ok: false, reason: 'unparsed-message', detail: 'message is not an access line'} : parsed
     event = parsed.event
   }
@@ -119,9 +120,9 @@ function fromAttributes(a: Rec, timestamp: unknown): ParseOutcome {
     const port = toInt(or(a['network.destination.port'], destination?.port))
     event.upstream = port === undefined ? ip : `${ip}:${port}`
   } else {
-    // Pipelines that keep ingress-nginx's own names: `upstream_addr` (a list after retries: the last one answered).
+    // Pipelines that keep ingress-nginx's own names: `upstream_addr` (a list after retries: the one with a status answered).
     const list = text(a.upstream_addr)
-    const last = list === undefined ? undefined : lastUpstream(list)
+    const last = list === undefined ? undefined : answeringUpstream(list, text(a.upstream_status))
     if (last !== undefined) event.upstream = last
   }
   // The app's ingress upstream: `proxy.name` in Datadog's ingress-nginx pipeline, or the variable's own name.

@@ -1,5 +1,5 @@
 import type {AccessFields, ParseOutcome, RejectReason} from '../model'
-import {answeringUpstream, parseIsoTime, parseNginxTime, splitTarget} from './access-line'
+import {answeringUpstream, parseIsoTime, parseNginxTime, splitTarget, stripPort} from './access-line'
 
 /*
  * nginx `log_format … escape=json` lines, already JSON.parsed. Field names depend on the
@@ -203,7 +203,7 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
   if (upstream !== undefined) event.upstream = upstream
   const contentType = optString(obj, 'sent_http_content_type', 'content_type', 'upstream_http_content_type')
   if (contentType !== undefined) event.contentType = contentType
-  const host = optString(obj, 'host', 'http_host', 'server_name') ?? split.host
+  const host = optString(obj, 'host', 'http_host', 'server_name') ?? (split.host === undefined ? undefined : stripPort(split.host))
   if (host !== undefined) event.vhost = host
   const upstreamName = optString(obj, 'proxy_upstream_name', 'upstream_name')
   if (upstreamName !== undefined) event.upstreamName = upstreamName

@@ -630,7 +630,8 @@ interface CliCase {
   json?: boolean
 }
 
-const ACCEPTED = [/Datadog Logs API v2/, /v1 \{"logs":\[\.\.\.\]\}/, /Log Explorer CSV/, /nginx combined \/ ingress-nginx/, /nginx JSON access lines/, /message holds a raw access line/]
+const ACCEPTED = [/Datadog Logs API v2/, /v1 \{"logs":\[\.\.\.\]\}/, /Log Explorer CSV/, /nginx combined \/ common \/ ingress-nginx/, /nginx JSON access line/, /message holds a raw access line/,
+  /Traefik access log/, /Envoy \/ Istio/, /Caddy/, /Application Load Balancer/, /CloudFront/, /Google Cloud/, /Docker json-file records or CRI/]
 
 const EMPTY_REPORT = (r: AnalysisReport): void => {
   expect(r.input).toMatchObject({records: 0, used: 0, skipped: {total: 0, byReason: {}, examples: []}, first: null, last: null})

@@ -105,7 +105,8 @@ describe('skewscan analyze, run as a user would', () => {
     const r = runCli(['analyze', junk])
     expect(r.status).toBe(2)
     expect(r.stderr).toContain('junk.txt: not in any format skewscan reads')
-    expect(r.stderr).toContain('nginx combined / ingress-nginx upstream access lines')
+    expect(r.stderr).toContain('nginx combined / common / ingress-nginx upstreaminfo access line')
+    expect(r.stderr).toContain('AWS Application Load Balancer access log')
   })
 
   it('exits 2 on a bad flag value, naming the flag', () => {

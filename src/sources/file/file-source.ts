@@ -2,6 +2,8 @@ import type {AccessEvent} from '../../model/access-event'
 import type {ParseOutcome} from '../../model/parse-outcome'
 import type {Rejection} from '../../model/rejection'
 import {looksLikeAccessLine} from '../../normalize/access-line'
+import {unwrapCri} from '../../normalize/formats/container'
+import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatOf} from '../../normalize/formats'
 import {normalizeDatadog} from '../../normalize/datadog'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {InputError} from '../errors'
@@ -24,9 +26,9 @@ export const ACCEPTED_FORMATS = [
   'Datadog Logs API v2 search responses (JSON pages, concatenated pages, or NDJSON of log events)',
   'Datadog legacy v1 {"logs":[...]} responses',
   'Datadog Log Explorer CSV exports (Date, Host, Service, Content/Message, @attribute columns)',
-  'nginx combined / ingress-nginx upstream access lines',
-  'nginx JSON access lines (escape=json)',
   'Datadog events whose message holds a raw access line',
+  ...[...TEXT_FORMATS, ...JSON_FORMATS].map((f) => f.name),
+  'any of these lines in Docker json-file records or CRI container logs (/var/log/containers, kubectl logs --timestamps)',
 ]
 
 /**
@@ -35,6 +37,8 @@ export const ACCEPTED_FORMATS = [
  */
 export class FileSource implements RecordSource {
   readonly stats: SourceStats
+  /** Records in no format skewscan reads (not broken ones of a known format). */
+  private foreign = 0
 
   /** `parallel`: large line files are parsed in worker threads: plain ones read as byte ranges, gzip ones streamed (see parallel-lines). */
   constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions, private readonly parallel?: ParallelReading) {
@@ -61,7 +65,7 @@ export class FileSource implements RecordSource {
       const format = detectFormat(head)
       if (format === undefined) {
         if (head.every((l) => l.text.trim() === '')) this.stats.format = 'empty'
-        else if (!cut) throw new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
+        else if (!cut) throw this.unreadable()
       } else {
         this.stats.format = format
         // A large line file is parsed by the workers: a plain one read by them in byte ranges, a gzip one streamed to them.
@@ -79,12 +83,18 @@ export class FileSource implements RecordSource {
         else yield* this.lineBatches(rest)
       }
       if (cut) throw cut
+      // One rule for every format: a file none of whose records is in a format skewscan reads is unreadable.
+      if (this.stats.records > 0 && this.foreign === this.stats.records) throw this.unreadable()
     } catch (error: unknown) {
       if (!(error instanceof StreamCut)) throw error
       yield this.batchOf([], [this.reject('truncated-input', error.line, `input ends early: ${error.message}`)])
     } finally {
       input.close()
     }
+  }
+
+  private unreadable(): InputError {
+    return new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
   }
 
   private async *lineBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
@@ -105,6 +115,7 @@ export class FileSource implements RecordSource {
     for await (const batch of batches) {
       this.stats.records += batch.events.length + batch.rejections.length
       this.stats.skipped += batch.rejections.length
+      for (const r of batch.rejections) if (FOREIGN.has(r.reason)) this.foreign++
       yield batch
     }
   }
@@ -196,6 +207,7 @@ export class FileSource implements RecordSource {
   private reject(reason: Rejection['reason'], line: number, detail?: string): Rejection {
     this.stats.records++
     this.stats.skipped++
+    if (FOREIGN.has(reason)) this.foreign++
     return {reason, location: {file: this.displayName, line}, ...(detail ? {detail} : {})}
   }
 
@@ -203,6 +215,9 @@ export class FileSource implements RecordSource {
     return {events, rejections}
   }
 }
+
+/** Rejections of records in no format skewscan reads (rather than broken records of one it does). */
+const FOREIGN: ReadonlySet<Rejection['reason']> = new Set(['unknown-format', 'not-an-object'])
 
 /**
  * The reading mode a file's first lines call for, or undefined when none fits. JSON whose first
@@ -217,22 +232,35 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   if (looksLikeCsvHeader(first)) return 'csv'
   const json = first.startsWith('{') || first.startsWith('[')
   if (json && parses(first)) return 'lines'
-  if (!json && !isBinary(first) && looksLikeAccessLine(first)) return 'lines'
+  if (!json && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'
   // Lines that start a JSON object at the margin: whole records (NDJSON after a cut-off first
   // line) or pieces of a document written one item per line (`{...},`).
+  // Lines that are one object each but do not parse (`{...}` cut or garbled) are broken NDJSON lines,
+  // each to be counted, not pieces of a document.
   let whole = 0
+  let broken = 0
   let pieces = 0
-  for (const l of nonEmpty.slice(1)) {
+  for (const [i, l] of nonEmpty.entries()) {
     const t = l.text.replace(/^\uFEFF/, '')
     if (t.startsWith('{')) {
-      if (parsesAsRecords(t)) whole++
+      if (i > 0 && parsesAsRecords(t)) whole++
+      else if (t.trimEnd().endsWith('}') && t.trimEnd().length > 1) broken++
       else pieces++
-    } else if (!json && !isBinary(t) && looksLikeAccessLine(t.trim())) {
+    } else if (i > 0 && !json && !isBinary(t) && looksLikeRecordLine(t.trim())) {
       return 'lines'
     }
   }
   if (whole > 0 && whole >= pieces) return 'lines'
+  if (broken > 0 && whole + broken > pieces) return 'lines'
   return json ? 'json-documents' : undefined
+}
+
+/** A text line in one of the access-log formats, bare or in a container wrapper (CRI, kubectl --timestamps). */
+function looksLikeRecordLine(text: string): boolean {
+  const cri = unwrapCri(text)
+  const line = cri ? cri.line.trim() : text
+  if (cri && line.startsWith('{')) return parsesAsRecords(line)
+  return looksLikeAccessLine(line) || textFormatOf(line) !== nginxText
 }
 
 function parses(text: string): boolean {

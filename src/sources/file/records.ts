@@ -1,8 +1,9 @@
 import type {ParseOutcome} from '../../model/parse-outcome'
-import {parseAccessLine} from '../../normalize/access-line'
 import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
-import {looksLikeNginxJson, parseNginxJson} from '../../normalize/nginx-json'
+import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
+import {parseJsonRecord, parseTextLine} from '../../normalize/formats'
+import {parseNginxJson} from '../../normalize/nginx-json'
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -26,10 +27,10 @@ export function normalizeObject(value: unknown, opts: NormalizeOptions): ParseOu
   if (!isRecord(value)) return {ok: false, reason: 'not-an-object', detail: `a JSON ${Array.isArray(value) ? 'array' : typeof value} where a log record was expected`}
   const dd = unwrapDatadog(value)
   if (dd) return normalizeDatadog(dd, opts)
-  if (looksLikeNginxJson(value) || nginxKeys(value) >= 2) {
-    const out = parseNginxJson(value)
-    return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
-  }
+  const docker = unwrapDocker(value)
+  if (docker) return unwrapped(docker, opts)
+  const out = parseJsonRecord(value) ?? (nginxKeys(value) >= 2 ? parseNginxJson(value) : undefined)
+  if (out) return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
   return {ok: false, reason: 'unknown-format', detail: `a JSON object with keys ${Object.keys(value).slice(0, 5).join(', ')}`}
 }
 
@@ -57,8 +58,38 @@ export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcom
   }
   if (isBinary(text)) return [{ok: false, reason: 'binary', detail: 'binary data'}]
   if (isJsonScalar(text)) return [{ok: false, reason: 'not-an-object', detail: 'a JSON value where a log record was expected'}]
-  const out = parseAccessLine(text.trim())
+  const t = text.trim()
+  const cri = isDigitCode(t.charCodeAt(0)) ? unwrapCri(t) : undefined
+  if (cri) return [unwrapped(cri, opts)]
+  const out = parseTextLine(t)
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
+}
+
+const isDigitCode = (c: number): boolean => c >= 48 && c <= 57
+
+/**
+ * The record inside a container wrapper (Docker json-file, CRI, `kubectl logs --timestamps`). A
+ * part of a line the runtime split is counted, not joined: runtimes split only lines over 16 KB.
+ */
+function unwrapped(w: Wrapped, opts: NormalizeOptions): ParseOutcome {
+  if (w.partial) return {ok: false, reason: 'unparsed-message', detail: 'a part of a line the container runtime split (lines over 16 KB): not joined'}
+  const inner = w.line.trim()
+  if (inner === '') return {ok: false, reason: 'unparsed-message', detail: 'an empty line in a container log record'}
+  const first = inner.charCodeAt(0)
+  if (first === 123) {
+    let value: unknown
+    try {
+      value = JSON.parse(inner)
+    } catch {
+      return {ok: false, reason: 'invalid-json', detail: 'the line in the container log record is not valid JSON'}
+    }
+    // A wrapper inside a wrapper is no access record.
+    if (isRecord(value) && unwrapDocker(value)) return {ok: false, reason: 'unknown-format', detail: 'a container log record inside another'}
+    return normalizeObject(value, opts)
+  }
+  if (isBinary(inner)) return {ok: false, reason: 'binary', detail: 'binary data'}
+  const out = parseTextLine(inner)
+  return out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out
 }
 
 /** `42`, `"x"`, `null`, `true`: JSON, but no record. Checked by shape first: an exception per access line is costly. */

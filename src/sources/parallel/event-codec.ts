@@ -15,7 +15,7 @@ import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../uti
  * ones from an even offset).
  */
 
-const VERSION = 4
+const VERSION = 5
 const HEADER = 4
 
 /** String kinds: Latin-1 (plain ASCII), UTF-16, and Latin-1 left encoded until read (per-event ids). */
@@ -23,8 +23,8 @@ const LATIN1 = 0
 const UTF16 = 1
 const LAZY_LATIN1 = 2
 
-/** Per event: time, resolutionMs, status, bytes, line. */
-const NUMBERS = 5
+/** Per event: time, resolutionMs, status, bytes, line, flags (1: responseBytes). */
+const NUMBERS = 6
 
 /** The event's string fields, then its session key (see KeyedAccessEvent). */
 const STRING_FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'version', 'contentType', 'service', 'host', 'id', 'upstreamName', 'vhost', 'app', 'sessionKey'] as const
@@ -189,6 +189,7 @@ export class EventPacker {
     numbers[o + 2] = e.status
     numbers[o + 3] = e.bytes
     numbers[o + 4] = line
+    numbers[o + 5] = e.responseBytes === true ? 1 : 0
     const r = i * STRINGS
     const refs = this.refs
     const table = this.table
@@ -353,6 +354,7 @@ class PackedEvent implements KeyedAccessEvent, ReleasableEvent {
   get resolutionMs(): number { return this.b.numbers[this.i * NUMBERS + 1] as number }
   get status(): number { return this.b.numbers[this.i * NUMBERS + 2] as number }
   get bytes(): number { return this.b.numbers[this.i * NUMBERS + 3] as number }
+  get responseBytes(): true | undefined { return this.b.numbers[this.i * NUMBERS + 5] === 1 ? true : undefined }
   get method(): string { return this.b.strings[this.b.refs[this.i * STRINGS] as number] as string }
   get path(): string { return this.b.strings[this.b.refs[this.i * STRINGS + 1] as number] as string }
   get clientIp(): string { return this.b.strings[this.b.refs[this.i * STRINGS + 2] as number] as string }

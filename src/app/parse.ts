@@ -1,0 +1,61 @@
+/**
+ * `skewscan parse`: every record of the inputs as the tool read it, and every rejected one with its
+ * reason, in file and line order, so a user can see how their log was read.
+ */
+import {promises as fs} from 'node:fs'
+import {dirname} from 'node:path'
+import type {Readable} from 'node:stream'
+import {appOf} from '../analysis/apps'
+import type {AppSource} from '../analysis/options'
+import type {AccessEvent} from '../model/access-event'
+import type {Rejection} from '../model/rejection'
+import type {NormalizeOptions} from '../normalize/fields'
+import {byteCountOf, type ByteCount} from '../normalize/formats'
+import {FileSource} from '../sources/file/file-source'
+import type {SourceStats} from '../sources/source'
+import {spoolStdin} from './analyze'
+
+export interface ParseRequest {
+  inputs: string[]
+  stdin?: Readable
+  normalize: NormalizeOptions
+  appSource: AppSource
+}
+
+/** One record as read: its fields, or why it was rejected. */
+export type ParsedRecord =
+  | {file: string; line: number; event: AccessEvent; app: string | null; bytesCount: ByteCount}
+  | {file: string; line: number; rejection: Rejection}
+
+export interface ParseRun {
+  /** The records, in batches, each batch in line order. */
+  batches: AsyncGenerator<ParsedRecord[]>
+  /** Per file, filled in as it is read: its format, records and skips. */
+  stats: SourceStats[]
+}
+
+/** Reads the inputs one after the other, serially (the order of lines is the point here). */
+export async function parseInputs(req: ParseRequest): Promise<ParseRun> {
+  const spooled = await spoolStdin(req)
+  const sources = req.inputs.map((name) => new FileSource(name === '-' ? (spooled ?? name) : name, name, req.normalize))
+  async function* batches(): AsyncGenerator<ParsedRecord[]> {
+    try {
+      for (const source of sources) {
+        for await (const batch of source.batches()) {
+          const format = byteCountOf(source.stats.format)
+          const out: ParsedRecord[] = []
+          for (const e of batch.events) {
+            out.push({file: e.location.file, line: e.location.line, event: e, app: appOf(e, req.appSource).name || null, bytesCount: e.responseBytes ? 'response' : format})
+          }
+          for (const r of batch.rejections) out.push({file: r.location.file, line: r.location.line, rejection: r})
+          // A line may hold several records (a one-line page): the sort is stable.
+          out.sort((a, b) => a.line - b.line)
+          yield out
+        }
+      }
+    } finally {
+      if (spooled) await fs.rm(dirname(spooled), {recursive: true, force: true})
+    }
+  }
+  return {batches: batches(), stats: sources.map((s) => s.stats)}
+}

@@ -1,0 +1,220 @@
+import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
+import type {JsonFormat} from './types'
+
+/*
+ * Caddy v2 access logs: the JSON records of the `http.log.access` logger (`http.log.access.log0`
+ * and so on for named logs), as modules/caddyhttp/server.go logRequest writes them:
+ *
+ *   {"level":"info","ts":1646861401.5241024,"logger":"http.log.access","msg":"handled request",
+ *    "request":{"remote_ip":"127.0.0.1","remote_port":"41342","client_ip":"127.0.0.1",
+ *    "proto":"HTTP/2.0","method":"GET","host":"localhost","uri":"/?q=1",
+ *    "headers":{"User-Agent":["curl/7.82.0"],…}},
+ *    "bytes_read":0,"user_id":"","duration":0.000929675,"size":10900,"status":200,
+ *    "resp_headers":{…}}
+ *
+ * `ts` is when the record was written (the request's end), in epoch seconds with a fraction by
+ * default; `time_format` can make it milliseconds, nanoseconds or an ISO/common-log string.
+ * Caddy 2.0-2.4 logged `remote_addr` (`ip:port`) and `common_log` and no `remote_ip`/`client_ip`;
+ * `client_ip` (2.7+) is the client behind trusted proxies. `size` is the body written
+ * (ResponseRecorder.Size), so bytes are `body`. `status` is 0 when Caddy wrote no response itself
+ * ("Go will write 200 to client", server.go): such records are rejected as bad-status rather than
+ * guessed. Request headers are arrays of values under Go's canonical names.
+ *
+ * The upstream that answered is not in access records (only in reverse_proxy debug logs), unless
+ * the operator appends it with `log_append` (Caddy docs, log_append: `log_append upstream_host
+ * {rp.upstream.host}`): `upstream_hostport`, `upstream_host` or `upstream` is read when present.
+ */
+
+const MAX_SNIPPET = 40
+/** Epoch ms at 10000-01-01: anything later is a unit mix-up, not a time. */
+const MAX_MS = 253_402_300_800_000
+const UPSTREAM_KEYS = ['upstream_hostport', 'upstream_host', 'upstream'] as const
+/** A Go duration string as `duration_format string` writes it: `1.5s`, `250ms`, `1m30s`. */
+const GO_DURATION = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)$/
+const DURATION_UNITS: Record<string, number> = {ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600}
+
+function reject(reason: RejectReason, detail: string): ParseOutcome {
+  return {ok: false, reason, detail}
+}
+
+/** A short, printable rendering of a value for rejection details. */
+function show(v: unknown): string {
+  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null ? 'null' : typeof v
+  const n = Math.min(s.length, MAX_SNIPPET)
+  let out = ''
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i)
+    out += c >= 32 && c < 127 ? s[i] : '?'
+  }
+  return s.length > n ? `"${out}…"` : `"${out}"`
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function str(obj: Record<string, unknown>, key: string): string | undefined {
+  const v = obj[key]
+  return typeof v === 'string' && v !== '' && v !== '-' ? v : undefined
+}
+
+/** `host:port` or `[v6]:port` -> the host (brackets kept when keepBrackets); other values as they are. */
+function stripPort(hostport: string, keepBrackets: boolean): string {
+  if (hostport.charCodeAt(0) === 91) {
+    const close = hostport.indexOf(']')
+    if (close > 0) return keepBrackets ? hostport.slice(0, close + 1) : hostport.slice(1, close)
+    return hostport
+  }
+  const colon = hostport.indexOf(':')
+  if (colon > 0 && colon === hostport.lastIndexOf(':') && /^\d+$/.test(hostport.slice(colon + 1))) return hostport.slice(0, colon)
+  return hostport
+}
+
+/** The first value of a request header (Caddy logs each as an array of strings). */
+function header(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+  if (headers === undefined) return undefined
+  let v = headers[name]
+  if (v === undefined) {
+    // Go canonicalizes header names; a hand-made or re-encoded record may not have.
+    const lower = name.toLowerCase()
+    for (const k in headers) {
+      if (k.length === name.length && k.toLowerCase() === lower) {
+        v = headers[k]
+        break
+      }
+    }
+  }
+  const first = Array.isArray(v) ? v[0] : v
+  return typeof first === 'string' && first !== '' ? first : undefined
+}
+
+/**
+ * Epoch seconds (Caddy's default `unix_seconds_float`), milliseconds (`unix_milli_float`) or
+ * nanoseconds (`unix_nano`) -> epoch ms. Seconds are cut to the millisecond from their decimal
+ * digits as printed, so that a float's binary error cannot move the time by a millisecond.
+ */
+function epochMs(x: number): number | undefined {
+  if (!Number.isFinite(x) || x <= 0) return undefined
+  let ms: number
+  if (x >= 1e17) ms = Math.floor(x / 1e6)
+  else if (x >= 1e12) ms = Math.floor(x)
+  else {
+    const text = String(x)
+    const dot = text.indexOf('.')
+    if (text.includes('e')) ms = Math.floor(x * 1000)
+    else if (dot < 0) ms = x * 1000
+    else ms = Number(text.slice(0, dot)) * 1000 + Number((text.slice(dot + 1) + '00').slice(0, 3))
+  }
+  return ms < MAX_MS ? ms : undefined
+}
+
+/**
+ * `ts` -> [ms, resolutionMs]. Caddy's numeric time formats all carry sub-second digits (a float
+ * that happens to fall on a whole second prints without them), so a number has millisecond
+ * resolution; strings have it when they show a fraction.
+ */
+function parseTs(v: unknown): [number, number] | undefined {
+  if (typeof v === 'number') {
+    const ms = epochMs(v)
+    return ms === undefined ? undefined : [ms, 1]
+  }
+  if (typeof v !== 'string') return undefined
+  if (/^\d+(\.\d+)?$/.test(v)) {
+    const ms = epochMs(Number(v))
+    return ms === undefined ? undefined : [ms, v.includes('.') || Number(v) >= 1e12 ? 1 : 1000]
+  }
+  const iso = parseIsoTime(v)
+  if (iso !== undefined) return [iso.time, iso.resolutionMs]
+  const clf = parseNginxTime(v)
+  return clf === undefined ? undefined : [clf, 1000]
+}
+
+/** Caddy's `duration`: seconds by default, or a Go duration string with `duration_format string`. */
+function seconds(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : undefined
+  if (typeof v !== 'string') return undefined
+  const m = GO_DURATION.exec(v)
+  if (m === null) return undefined
+  return Number(m[1]) * (DURATION_UNITS[m[2] as string] as number)
+}
+
+/**
+ * Cheap format check: a `request` object and the access logger (`http.log.access…`), or, when the
+ * encoder dropped the logger name, Caddy's `ts`, `status` and `size` keys.
+ */
+export function looksLikeCaddyJson(obj: Record<string, unknown>): boolean {
+  if (typeof obj !== 'object' || obj === null || !isObject(obj['request'])) return false
+  const logger = obj['logger']
+  if (typeof logger === 'string') return logger.startsWith('http.log.access')
+  return 'ts' in obj && 'status' in obj && 'size' in obj
+}
+
+/** Parses one Caddy access record. Never throws. */
+export function parseCaddyJson(obj: Record<string, unknown>): ParseOutcome {
+  if (!isObject(obj)) return reject('not-an-object', 'record is not a JSON object')
+  const request = obj['request']
+  if (!isObject(request)) {
+    const what = typeof obj['logger'] === 'string' ? `logger ${show(obj['logger'])}` : `msg ${show(obj['msg'])}`
+    return reject('unparsed-message', `not an access record (no request object; ${what})`)
+  }
+
+  if (obj['ts'] === undefined || obj['ts'] === null || obj['ts'] === '') return reject('missing-time', 'no ts field')
+  const time = parseTs(obj['ts'])
+  if (time === undefined) return reject('bad-time', `unreadable ts ${show(obj['ts'])}`)
+
+  const uri = str(request, 'uri')
+  if (uri === undefined) return reject('missing-path', 'no request.uri')
+  const split = splitTarget(uri)
+  if (split === undefined) return reject('missing-path', `request.uri is not a path: ${show(uri)}`)
+
+  const rawStatus = obj['status']
+  if (rawStatus === undefined || rawStatus === null || rawStatus === '') return reject('missing-status', 'no status field')
+  if (rawStatus === 0) return reject('bad-status', 'status 0: Caddy wrote no response itself (Go then sends a bare 200)')
+  if (typeof rawStatus !== 'number' || !Number.isInteger(rawStatus) || rawStatus < 100 || rawStatus > 999) {
+    return reject('bad-status', `status is not a 3-digit number: ${show(rawStatus)}`)
+  }
+
+  const rawSize = obj['size']
+  if (rawSize === undefined || rawSize === null || rawSize === '') return reject('missing-bytes', 'no size field')
+  if (typeof rawSize !== 'number' || !Number.isSafeInteger(rawSize) || rawSize < 0) return reject('bad-bytes', `size is not a number: ${show(rawSize)}`)
+
+  const remoteAddr = str(request, 'remote_addr')
+  const clientIp = str(request, 'client_ip') ?? str(request, 'remote_ip') ?? (remoteAddr === undefined ? '' : stripPort(remoteAddr, false))
+  const headers = isObject(request['headers']) ? request['headers'] : undefined
+
+  const event: AccessFields = {
+    time: time[0],
+    resolutionMs: time[1],
+    method: str(request, 'method') ?? '',
+    path: split.path,
+    status: rawStatus,
+    bytes: rawSize,
+    clientIp,
+    userAgent: header(headers, 'User-Agent') ?? '',
+  }
+  const referer = header(headers, 'Referer')
+  if (referer !== undefined && referer !== '-') event.referer = referer
+  const requestId = header(headers, 'X-Request-Id')
+  if (requestId !== undefined) event.requestId = requestId
+  for (const k of UPSTREAM_KEYS) {
+    const u = str(obj, k)
+    if (u === undefined) continue
+    event.upstream = u.indexOf('://') > 0 ? (splitTarget(u)?.host ?? u) : u
+    break
+  }
+  const host = str(request, 'host')
+  const vhost = host === undefined ? split.host : stripPort(host, true)
+  if (vhost !== undefined) event.vhost = vhost
+  const duration = seconds(obj['duration'])
+  if (duration !== undefined) event.requestTime = duration
+  return {ok: true, event}
+}
+
+export const caddyJson: JsonFormat = {
+  id: 'caddy-json',
+  name: 'Caddy access log (JSON, http.log.access)',
+  bytes: 'body',
+  looksLike: looksLikeCaddyJson,
+  parse: parseCaddyJson,
+}

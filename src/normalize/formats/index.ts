@@ -1,0 +1,79 @@
+import type {ParseOutcome} from '../../model/parse-outcome'
+import {looksLikeAccessLine, parseAccessLine} from '../access-line'
+import {looksLikeNginxJson, parseNginxJson} from '../nginx-json'
+import {albLog, cloudfrontLog} from './aws'
+import {caddyJson} from './caddy'
+import {envoyJson, envoyText} from './envoy'
+import {gcpHttpLoadBalancer} from './gcp'
+import {traefikClf, traefikJson} from './traefik'
+import type {ByteCount, JsonFormat, TextFormat} from './types'
+
+export type {ByteCount, JsonFormat, TextFormat} from './types'
+
+/** nginx `combined`/`common` and their variants, Apache/Rack common-style, ingress-nginx `upstreaminfo`. */
+export const nginxText: TextFormat = {
+  id: 'nginx',
+  name: 'nginx combined / common / ingress-nginx upstreaminfo access line',
+  bytes: 'body',
+  looksLike: looksLikeAccessLine,
+  parse: parseAccessLine,
+}
+
+export const nginxJson: JsonFormat = {
+  id: 'nginx-json',
+  name: 'nginx JSON access line (log_format escape=json)',
+  bytes: 'body',
+  looksLike: looksLikeNginxJson,
+  parse: parseNginxJson,
+}
+
+/** Every text format, nginx last: the others are told apart by their first characters or their tail. */
+export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, albLog, cloudfrontLog, traefikClf, nginxText]
+/** Every JSON format after nginx's own (Datadog's are read in normalize/datadog). */
+export const JSON_FORMATS: readonly JsonFormat[] = [nginxJson, traefikJson, envoyJson, caddyJson, gcpHttpLoadBalancer]
+
+const LBRACK = 91
+
+/**
+ * One text access line in whichever format it is. Formats are told apart cheaply: Envoy's starts
+ * with `[`, ALB's with its request type and an ISO time, CloudFront's with a date and a tab; a line
+ * nginx reads whose tail is Traefik's (`… 42 "router" "http://pod" 3ms`) is Traefik's.
+ */
+export function parseTextLine(line: string): ParseOutcome {
+  return marked(textFormatOf(line), line)
+}
+
+/** A JSON record in whichever access-log format it is, or undefined when none claims it. */
+export function parseJsonRecord(obj: Record<string, unknown>): ParseOutcome | undefined {
+  const f = jsonFormatOf(obj)
+  return f === undefined ? undefined : marked(f, obj)
+}
+
+/** The format's parse, its events marked when the format counts headers in the bytes. */
+function marked<T>(f: {bytes: ByteCount; parse(x: T): ParseOutcome}, x: T): ParseOutcome {
+  const out = f.parse(x)
+  if (out.ok && f.bytes === 'response') out.event.responseBytes = true
+  return out
+}
+
+/** The format that reads this line (nginx when no other claims it). */
+export function textFormatOf(line: string): TextFormat {
+  const c = line.charCodeAt(0)
+  if (c === LBRACK) return envoyText.looksLike(line) ? envoyText : nginxText
+  if (albLog.looksLike(line)) return albLog
+  if (cloudfrontLog.looksLike(line)) return cloudfrontLog
+  if (line.endsWith('ms') && traefikClf.looksLike(line)) return traefikClf
+  return nginxText
+}
+
+/** The JSON format of an object, or undefined. */
+export function jsonFormatOf(obj: Record<string, unknown>): JsonFormat | undefined {
+  for (const f of JSON_FORMATS) if (f.looksLike(obj)) return f
+  return undefined
+}
+
+/** The byte count a format id logs (`body` for unknown ids: nginx, Datadog). */
+export function byteCountOf(formatId: string): ByteCount {
+  for (const f of [...TEXT_FORMATS, ...JSON_FORMATS]) if (f.id === formatId) return f.bytes
+  return 'body'
+}
