@@ -7,6 +7,12 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
+import {toAlb, toCloudfront} from './formats/aws'
+import {toCaddyJson} from './formats/caddy'
+import type {CaptureRecord} from './formats/capture-record'
+import {toEnvoy, toEnvoyJson, toIstio} from './formats/envoy'
+import {toGcp} from './formats/gcp'
+import {toTraefikClf, toTraefikJson} from './formats/traefik'
 
 export const CAPTURES = ['rr-3', 'sticky', 'keep-old-assets', 'two-deploys', 'mode-404', 'lazy-stale'] as const
 
@@ -102,8 +108,27 @@ export function stretchOf(c: Capture, factor: number): Stretch {
   return {factor, t0, ms, iso: (text) => new Date(ms(Date.parse(text))).toISOString()}
 }
 
-export type Format = 'nginx-json' | 'combined' | 'upstreaminfo' | 'datadog-page' | 'datadog-ndjson'
+export type Format = 'nginx-json' | 'combined' | 'upstreaminfo' | 'datadog-page' | 'datadog-ndjson' | ProxyFormat
+/** The formats nginx and Datadog wrote (the capture's own files). */
 export const FORMATS: readonly Format[] = ['nginx-json', 'combined', 'upstreaminfo', 'datadog-page', 'datadog-ndjson']
+
+/**
+ * The same requests as the other proxies in front of SPAs would have logged them (writers in
+ * ./formats, each following its format's documentation), and in container wrappers: nginx JSON
+ * in Docker json-file records, upstreaminfo lines in CRI records.
+ */
+export type ProxyFormat = 'traefik-clf' | 'traefik-json' | 'envoy' | 'istio' | 'envoy-json' | 'caddy' | 'alb' | 'cloudfront' | 'gcp' | 'docker' | 'cri'
+export const PROXY_FORMATS: readonly ProxyFormat[] = ['traefik-clf', 'traefik-json', 'envoy', 'istio', 'envoy-json', 'caddy', 'alb', 'cloudfront', 'gcp', 'docker', 'cri']
+
+const WRITERS: Record<Exclude<ProxyFormat, 'docker' | 'cri'>, (r: CaptureRecord) => string> = {
+  'traefik-clf': (r) => toTraefikClf(r), 'traefik-json': (r) => toTraefikJson(r), envoy: toEnvoy, istio: toIstio, 'envoy-json': toEnvoyJson,
+  caddy: toCaddyJson, alb: toAlb, cloudfront: toCloudfront, gcp: toGcp,
+}
+
+/** Whether a format logs time to the second only (its report compares with `combined`'s, not nginx JSON's). */
+export function secondsOnly(format: Format): boolean {
+  return format === 'combined' || format === 'upstreaminfo' || format === 'traefik-clf' || format === 'cloudfront' || format === 'cri' || format.startsWith('datadog')
+}
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 const two = (n: number): string => String(n).padStart(2, '0')
@@ -158,6 +183,36 @@ export function renderLog(c: Capture, format: Format, s: Stretch, order: 'oldest
         const t = byId.get(l.slice(l.lastIndexOf(' ') + 1))
         if (t === undefined) throw new Error(`${c.name}: upstreaminfo line without a known request id: ${l.slice(0, 80)}`)
         return l.replace(TIME_LOCAL, `[${timeLocal(s.ms(t))}]`)
+      })
+      break
+    }
+    case 'docker':
+      out = renderLog(c, 'nginx-json', s, 'oldest-first').split('\n').filter((l) => l !== '').map((l) => {
+        const t = (JSON.parse(l) as NginxJson).msec
+        return JSON.stringify({log: `${l}\n`, stream: 'stdout', time: new Date(Math.round(t * 1000) + 1).toISOString()})
+      })
+      break
+    case 'cri': {
+      const byId = new Map(c.nginx.map((e) => [e.request_id, s.ms(Math.round(e.msec * 1000))]))
+      out = renderLog(c, 'upstreaminfo', s, 'oldest-first').split('\n').filter((l) => l !== '').map((l) => {
+        const t = byId.get(l.slice(l.lastIndexOf(' ') + 1)) as number
+        return `${new Date(t + 1).toISOString().replace('Z', '123456Z')} stdout F ${l}`
+      })
+      break
+    }
+    case 'traefik-clf':
+    case 'traefik-json':
+    case 'envoy':
+    case 'istio':
+    case 'envoy-json':
+    case 'caddy':
+    case 'alb':
+    case 'cloudfront':
+    case 'gcp': {
+      const write = WRITERS[format]
+      out = c.nginx.map((e) => {
+        const t = s.ms(Math.round(e.msec * 1000))
+        return write({...e, time_iso8601: new Date(t).toISOString().replace('Z', '+00:00'), msec: Number((t / 1000).toFixed(3))} as unknown as CaptureRecord)
       })
       break
     }

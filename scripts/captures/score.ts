@@ -34,10 +34,13 @@ const ratio = (n: number, d: number): number => (d === 0 ? 1 : n / d)
 /** Our failure records joined to the truth's: by request id, else by client, path and the logged second. */
 function join(failures: readonly FailureRecord[], truth: readonly TruthFailure[], s: Stretch): Map<FailureRecord, TruthFailure> {
   const byId = new Map(truth.map((t) => [t.request_id, t]))
+  // An ALB trace id (`Root=1-<time>-<24 hex>`) carries the first 24 hex digits of nginx's request id.
+  const byTrace = new Map(truth.map((t) => [t.request_id.slice(0, 24), t]))
   const out = new Map<FailureRecord, TruthFailure>()
   const used = new Set<TruthFailure>()
   for (const f of failures) {
-    const t = f.requestId === undefined ? undefined : byId.get(f.requestId)
+    const id = f.requestId
+    const t = id === undefined ? undefined : id.startsWith('Root=1-') ? byTrace.get(id.slice(id.lastIndexOf('-') + 1)) : byId.get(id)
     if (t) {
       out.set(f, t)
       used.add(t)

@@ -33,11 +33,16 @@ export interface Build {
   pods: Set<string>
   /** `B<number>` once confirmed as a build; undefined for a length that is not one. */
   number?: number
+  /** Another header block of this build's shell, learned first as a length of its own (see BuildTracker.learn). */
+  mergedInto?: Build
 }
 
 export function buildId(build: Build | undefined): string | null {
   return build?.number === undefined ? null : `B${build.number}`
 }
+
+/** How far a fallback body's header block may be from every one seen on a shell path (`close` for `keep-alive`). */
+const HEADER_SLACK = 8
 
 /** How much the header block of one response varies, at most (cookies set or not, cache headers). */
 const HEADER_VARIANCE = 1024
@@ -53,6 +58,8 @@ export class BuildTracker {
   /** When shell-path responses came, run-length encoded, for the share test. */
   private readonly shellTimes: number[] = []
   private readonly shellCounts: number[] = []
+  /** Lengths learned so far: the next one's index. */
+  private learned = 0
   /** Set by confirm(). */
   private confirmedBuilds: Build[] | undefined
 
@@ -70,11 +77,23 @@ export class BuildTracker {
     return best
   }
 
-  /** The candidate with this shell length that the look-ahead saw served within `slackMs` of `time`. */
-  matchNear(bytes: number, time: number, slackMs: number): Build | undefined {
-    const b = this.match(bytes)
-    if (b && time >= b.aheadFirst - slackMs && time <= b.aheadLast + slackMs) return b
-    return undefined
+  /**
+   * The candidate with this shell length that the look-ahead saw served within `slackMs` of `time`.
+   * `withHeaders`: the length counts the response headers, and a fallback body may come with a
+   * header block a few bytes off any seen on a shell path (`Connection: close` for keep-alive): the
+   * nearest length within HEADER_SLACK bytes answers when none is exact.
+   */
+  matchNear(bytes: number, time: number, slackMs: number, withHeaders = false): Build | undefined {
+    const near = (b: Build | undefined): Build | undefined => (b && time >= b.aheadFirst - slackMs && time <= b.aheadLast + slackMs ? b : undefined)
+    const exact = near(this.match(bytes))
+    if (exact || !withHeaders) return exact
+    let best: Build | undefined
+    let bestD = HEADER_SLACK + 1
+    for (const [length, b] of this.byBytes) {
+      const d = Math.abs(length - bytes)
+      if (d < bestD && near(b)) [best, bestD] = [b, d]
+    }
+    return best
   }
 
   /**
@@ -86,16 +105,19 @@ export class BuildTracker {
    */
   learn(bytes: number, time: number, upstream?: string, withHeaders = false): Build {
     let b = this.match(bytes)
-    if (!b && withHeaders && upstream) {
+    if (withHeaders && upstream) {
       const same = this.podBuilds.get(upstream)
-      if (same && Math.abs(same.shellBytes - bytes) <= HEADER_VARIANCE) {
-        b = same
-        this.byBytes.set(bytes, same)
+      if (same && same !== b && Math.abs(same.shellBytes - bytes) <= HEADER_VARIANCE) {
+        if (b) b = this.merge(same, b)
+        else {
+          b = same
+          this.byBytes.set(bytes, same)
+        }
       }
     }
     if (!b) {
       b = {
-        index: this.builds.length, shellBytes: bytes, aheadCount: 0, aheadFirst: time, aheadLast: time,
+        index: this.learned++, shellBytes: bytes, aheadCount: 0, aheadFirst: time, aheadLast: time,
         firstSeen: Number.POSITIVE_INFINITY, lastSeen: Number.NEGATIVE_INFINITY, shellRequests: 0,
         firstServed: Number.POSITIVE_INFINITY, lastServed: Number.NEGATIVE_INFINITY, recent: [],
         versions: new Map(), pods: new Set(),
@@ -114,6 +136,30 @@ export class BuildTracker {
       this.shellCounts.push(1)
     }
     return b
+  }
+
+  /**
+   * Two lengths a pod served are one build's shell with two header blocks: the later-learned one is
+   * folded into the earlier, and every length and pod of it now names the earlier.
+   */
+  private merge(a: Build, b: Build): Build {
+    const [keep, gone] = a.index < b.index ? [a, b] : [b, a]
+    keep.aheadCount += gone.aheadCount
+    keep.aheadFirst = Math.min(keep.aheadFirst, gone.aheadFirst)
+    keep.aheadLast = Math.max(keep.aheadLast, gone.aheadLast)
+    keep.firstSeen = Math.min(keep.firstSeen, gone.firstSeen)
+    keep.lastSeen = Math.max(keep.lastSeen, gone.lastSeen)
+    keep.shellRequests += gone.shellRequests
+    keep.firstServed = Math.min(keep.firstServed, gone.firstServed)
+    keep.lastServed = Math.max(keep.lastServed, gone.lastServed)
+    keep.recent = [...keep.recent, ...gone.recent].sort((x, y) => x - y).slice(-RECENT_EVIDENCE)
+    for (const [v, n] of gone.versions) keep.versions.set(v, (keep.versions.get(v) ?? 0) + n)
+    for (const p of gone.pods) keep.pods.add(p)
+    for (const [bytes, x] of this.byBytes) if (x === gone) this.byBytes.set(bytes, keep)
+    for (const [pod, x] of this.podBuilds) if (x === gone) this.podBuilds.set(pod, keep)
+    gone.mergedInto = keep
+    this.builds.splice(this.builds.indexOf(gone), 1)
+    return keep
   }
 
   /** Judging stage: a shell response of this build (and of this pod, when logged). */

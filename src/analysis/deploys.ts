@@ -179,10 +179,13 @@ export function matchApp(r: Rollout, apps: readonly AppIdentity[], mapping: Read
 
 function appNamed(a: AppIdentity, n: string, namespace: string | undefined): boolean {
   const name = a.name.toLowerCase()
-  if (name === n) return true
+  if (name === n || name.replace(/@[\w-]+$/, '') === n) return true
   if (a.source === 'upstream') {
-    // ingress-nginx names upstreams `<namespace>-<service>-<port>`.
-    const m = /^(.*)-(\d+)$/.exec(name)
+    // Istio and Envoy name clusters `outbound|<port>|<subset>|<service>.<namespace>.svc.cluster.local`.
+    const cluster = /^(?:outbound|inbound)\|\d*\|[^|]*\|([^.|]+)\.([^.|]+)/.exec(name)
+    if (cluster) return cluster[1] === n && (namespace === undefined || cluster[2] === namespace)
+    // ingress-nginx names upstreams `<namespace>-<service>-<port>`; Traefik its services the same, with `@<provider>` after.
+    const m = /^(.*)-(\d+)$/.exec(name.replace(/@[\w-]+$/, ''))
     const base = m ? (m[1] as string) : name
     if (namespace !== undefined ? base === `${namespace}-${n}` : base.endsWith(`-${n}`) || base === n) return true
   }

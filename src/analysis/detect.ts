@@ -354,7 +354,7 @@ export class Detector {
     const status = e.status
     if (status === 404 || status === 410) return {reason: 'missing', serving: app.builds.podBuild(e.upstream)}
     if (status < 200 || status >= 300) return undefined
-    const shell = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
+    const shell = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs, e.responseBytes === true)
     if (shell) {
       // A fallback body: the build whose shell it is was being served.
       app.builds.served(shell, e.time)

@@ -230,6 +230,8 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   const first = nonEmpty[0]?.text.replace(/^\uFEFF/, '').trim()
   if (first === undefined) return undefined
   if (looksLikeCsvHeader(first)) return 'csv'
+  // Envoy's lines start with `[time]`: text, though the first character opens a JSON array.
+  if (first.startsWith('[') && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'
   const json = first.startsWith('{') || first.startsWith('[')
   if (json && parses(first)) return 'lines'
   if (!json && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'

@@ -3,6 +3,7 @@ import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
 import {parseJsonRecord, parseTextLine} from '../../normalize/formats'
+import {envoyText} from '../../normalize/formats/envoy'
 import {parseNginxJson} from '../../normalize/nginx-json'
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -47,7 +48,8 @@ function nginxKeys(value: Record<string, unknown>): number {
 /** One text line: JSON (NDJSON, a one-line page) or a raw access line. */
 export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcome[] {
   const first = firstNonSpace(text)
-  if (first === '{' || first === '[') {
+  // `[` also opens an Envoy line (`[2026-11-30T07:18:26.070Z] "GET …`).
+  if (first === '{' || (first === '[' && !envoyText.looksLike(text.trim()))) {
     let value: unknown
     try {
       value = JSON.parse(text)

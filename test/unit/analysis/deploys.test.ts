@@ -66,4 +66,15 @@ describe('matchApp', () => {
     expect(matchApp(rollout({}), apps)).toEqual({reason: expect.stringMatching(/names no service or Deployment, and 3 apps show builds/)})
     expect(matchApp(rollout({}), [apps[0] as AppIdentity])).toEqual({app: 'default-webapp-80'})
   })
+
+  it.each<[string, string, Partial<Rollout>]>([
+    ['a Traefik service (namespace-name-port@provider)', 'default-webapp-80@kubernetes', {namespace: 'default', deployment: 'webapp'}],
+    ['a Traefik docker service (name@provider)', 'webapp@docker', {service: 'webapp'}],
+    ['an Istio cluster (outbound|port||service.namespace.svc…)', 'outbound|80||webapp.default.svc.cluster.local', {namespace: 'default', deployment: 'webapp'}],
+  ])('ties a Deployment to %s', (_label, name, over) => {
+    const proxied: AppIdentity[] = [{name, source: 'upstream', builds: 2}, {name: 'outbound|80||shop.default.svc.cluster.local', source: 'upstream', builds: 2}]
+    expect(matchApp(rollout(over), proxied)).toEqual({app: name})
+    // A name that carries a namespace is no other namespace's.
+    if (name !== 'webapp@docker') expect(matchApp(rollout({namespace: 'other', deployment: 'webapp'}), proxied)).toEqual({reason: expect.any(String)})
+  })
 })

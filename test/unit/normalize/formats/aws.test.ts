@@ -1,7 +1,7 @@
 /**
  * AWS Application Load Balancer and CloudFront access logs: every line of the real samples in
  * fixtures/formats/aws (sources in fixtures/formats/SOURCES.md) against its *.expected.json, the
- * format checks, hostile input, and the writers of test/helpers/formats/aws.ts read back.
+ * format checks, hostile input, and the writers of scripts/captures/formats/aws.ts read back.
  *
  * Fixture names say how a file is read: `alb-*` with albLog, `cloudfront-*` with cloudfrontLog
  * (and again through cloudfrontWithFields of the file's own #Fields line, which must agree),
@@ -12,8 +12,8 @@ import {join} from 'node:path'
 import type {ParseOutcome} from '../../../../src/model'
 import {albLog, cloudfrontLog, cloudfrontWithFields} from '../../../../src/normalize/formats/aws'
 import type {TextFormat} from '../../../../src/normalize/formats/types'
-import {albStatus, albTraceId, cloudfrontStatus, toAlb, toCloudfront} from '../../../helpers/formats/aws'
-import type {CaptureRecord} from '../../../helpers/formats/capture-record'
+import {albStatus, albTraceId, cloudfrontStatus, toAlb, toCloudfront} from '../../../../scripts/captures/formats/aws'
+import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'aws')

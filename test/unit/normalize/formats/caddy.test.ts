@@ -1,7 +1,7 @@
 /**
  * Caddy JSON access logs: every line of the real samples in fixtures/formats/caddy (sources in
  * fixtures/formats/SOURCES.md) against its *.expected.json, the format check against the other
- * formats' records, hostile input, and the writer of test/helpers/formats/caddy.ts read back.
+ * formats' records, hostile input, and the writer of scripts/captures/formats/caddy.ts read back.
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -10,8 +10,8 @@ import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {jsonFormatOf} from '../../../../src/normalize/formats'
 import {caddyJson} from '../../../../src/normalize/formats/caddy'
 import {traefikJson} from '../../../../src/normalize/formats/traefik'
-import type {CaptureRecord} from '../../../helpers/formats/capture-record'
-import {toCaddyJson} from '../../../helpers/formats/caddy'
+import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
+import {toCaddyJson} from '../../../../scripts/captures/formats/caddy'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const DIR = join(FIXTURES, 'formats', 'caddy')

@@ -1,14 +1,14 @@
 /**
  * Envoy / Istio access logs: every line of the real samples in fixtures/formats/envoy (sources in
  * fixtures/formats/SOURCES.md) against its *.expected.json, the format check, hostile input, and
- * the writers of test/helpers/formats/envoy.ts read back.
+ * the writers of scripts/captures/formats/envoy.ts read back.
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {envoyJson, envoyText} from '../../../../src/normalize/formats/envoy'
-import type {CaptureRecord} from '../../../helpers/formats/capture-record'
-import {toEnvoy, toEnvoyJson, toIstio} from '../../../helpers/formats/envoy'
+import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
+import {toEnvoy, toEnvoyJson, toIstio} from '../../../../scripts/captures/formats/envoy'
 
 const DIR = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats', 'envoy')
 

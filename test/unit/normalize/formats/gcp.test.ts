@@ -1,7 +1,7 @@
 /**
  * Google Cloud HTTP(S) load balancer logs (Cloud Logging LogEntry with httpRequest): every record
  * of the real samples in fixtures/formats/gcp (sources in fixtures/formats/SOURCES.md) against its
- * *.expected.json, the format check, hostile input, and the writer of test/helpers/formats/gcp.ts
+ * *.expected.json, the format check, hostile input, and the writer of scripts/captures/formats/gcp.ts
  * read back.
  *
  * A sample is NDJSON (`*.log`, one entry a line) or a JSON array (`*.json`, one entry an item).
@@ -13,8 +13,8 @@ import {join} from 'node:path'
 import type {ParseOutcome} from '../../../../src/model'
 import {gcpHttpLoadBalancer} from '../../../../src/normalize/formats/gcp'
 import {looksLikeNginxJson} from '../../../../src/normalize/nginx-json'
-import type {CaptureRecord} from '../../../helpers/formats/capture-record'
-import {gcpTraceId, toGcp} from '../../../helpers/formats/gcp'
+import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
+import {gcpTraceId, toGcp} from '../../../../scripts/captures/formats/gcp'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'gcp')

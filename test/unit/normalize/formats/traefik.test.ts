@@ -1,7 +1,7 @@
 /**
  * Traefik access logs (CLF and JSON): every line of the real samples in fixtures/formats/traefik
  * (sources in fixtures/formats/SOURCES.md) against its *.expected.json, the format checks against
- * the other formats' lines, hostile input, and the writers of test/helpers/formats/traefik.ts read
+ * the other formats' lines, hostile input, and the writers of scripts/captures/formats/traefik.ts read
  * back.
  */
 import {readdirSync, readFileSync} from 'node:fs'
@@ -11,8 +11,8 @@ import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {jsonFormatOf, textFormatOf} from '../../../../src/normalize/formats'
 import {caddyJson} from '../../../../src/normalize/formats/caddy'
 import {traefikClf, traefikJson} from '../../../../src/normalize/formats/traefik'
-import type {CaptureRecord} from '../../../helpers/formats/capture-record'
-import {captureMs, toTraefikClf, toTraefikJson} from '../../../helpers/formats/traefik'
+import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
+import {captureMs, toTraefikClf, toTraefikJson} from '../../../../scripts/captures/formats/traefik'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const DIR = join(FIXTURES, 'formats', 'traefik')
