@@ -10,7 +10,7 @@ import type {AppSource} from '../analysis/options'
 import type {AccessEvent} from '../model/access-event'
 import type {Rejection} from '../model/rejection'
 import type {NormalizeOptions} from '../normalize/fields'
-import {byteCountOf, type ByteCount} from '../normalize/formats'
+import type {ByteCount} from '../normalize/formats'
 import {FileSource} from '../sources/file/file-source'
 import type {SourceStats} from '../sources/source'
 import {spoolStdin} from './analyze'
@@ -42,10 +42,9 @@ export async function parseInputs(req: ParseRequest): Promise<ParseRun> {
     try {
       for (const source of sources) {
         for await (const batch of source.batches()) {
-          const format = byteCountOf(source.stats.format)
           const out: ParsedRecord[] = []
           for (const e of batch.events) {
-            out.push({file: e.location.file, line: e.location.line, event: e, app: appOf(e, req.appSource).name || null, bytesCount: e.responseBytes ? 'response' : format})
+            out.push({file: e.location.file, line: e.location.line, event: e, app: appOf(e, req.appSource).name || null, bytesCount: e.responseBytes ? 'response' : 'body'})
           }
           for (const r of batch.rejections) out.push({file: r.location.file, line: r.location.line, rejection: r})
           // A line may hold several records (a one-line page): the sort is stable.

@@ -59,10 +59,10 @@ function marked<T>(f: {bytes: ByteCount; parse(x: T): ParseOutcome}, x: T): Pars
 /** The format that reads this line (nginx when no other claims it). */
 export function textFormatOf(line: string): TextFormat {
   const c = line.charCodeAt(0)
-  if (c === LBRACK) return envoyText.looksLike(line) ? envoyText : nginxText
+  if (c === LBRACK || line.startsWith('ACCESS [')) return envoyText.looksLike(line) ? envoyText : nginxText
   if (albLog.looksLike(line)) return albLog
   if (cloudfrontLog.looksLike(line)) return cloudfrontLog
-  if (line.endsWith('ms') && traefikClf.looksLike(line)) return traefikClf
+  if ((line.endsWith('ms') || line.endsWith('ms\r')) && traefikClf.looksLike(line)) return traefikClf
   return nginxText
 }
 
@@ -70,10 +70,4 @@ export function textFormatOf(line: string): TextFormat {
 export function jsonFormatOf(obj: Record<string, unknown>): JsonFormat | undefined {
   for (const f of JSON_FORMATS) if (f.looksLike(obj)) return f
   return undefined
-}
-
-/** The byte count a format id logs (`body` for unknown ids: nginx, Datadog). */
-export function byteCountOf(formatId: string): ByteCount {
-  for (const f of [...TEXT_FORMATS, ...JSON_FORMATS]) if (f.id === formatId) return f.bytes
-  return 'body'
 }

@@ -13,7 +13,7 @@ import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine} from './line-range'
 import {openInput} from './open'
-import {isBinary, normalizeObject, NOT_JSON, parseJson, recordsOf} from './records'
+import {isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf} from './records'
 import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
@@ -67,9 +67,11 @@ export class FileSource implements RecordSource {
         if (head.every((l) => l.text.trim() === '')) this.stats.format = 'empty'
         else if (!cut) throw this.unreadable()
       } else {
-        this.stats.format = format
+        // Line files are named by their records' format (nginx, traefik-clf, cri/nginx…).
+        this.stats.format = format === 'lines' ? (firstFormat(head) ?? 'lines') : format
         // A large line file is parsed by the workers: a plain one read by them in byte ranges, a gzip one streamed to them.
-        const p = format === 'lines' && !cut ? this.parallel : undefined
+        // A `#Fields:` header orders the lines after it: such a file is read in order, on this thread.
+        const p = format === 'lines' && !cut && !head.some((l) => hasFieldsHeader(l.text)) ? this.parallel : undefined
         const kind = input.kind
         if (p && kind && !kind.gzip && kind.size >= p.minFileBytes) {
           input.close()
@@ -93,11 +95,22 @@ export class FileSource implements RecordSource {
     }
   }
 
+  /**
+   * A record in no format skewscan reads: a JSON object of no known shape, or a line of a line file
+   * that no text format claims (a Datadog log whose message is no access line is a Datadog record).
+   */
+  private isForeign(reason: Rejection['reason']): boolean {
+    if (FOREIGN.has(reason)) return true
+    const f = this.stats.format
+    return reason === 'unparsed-message' && f !== 'datadog' && f !== 'csv' && f !== 'json-documents'
+  }
+
   private unreadable(): InputError {
     return new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
   }
 
   private async *lineBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
+    const ctx: LineContext = {}
     for await (const chunk of source) {
       const events: AccessEvent[] = []
       const rejections: Rejection[] = []
@@ -105,7 +118,7 @@ export class FileSource implements RecordSource {
         event: (event, line) => this.collect({ok: true, event}, line, events, rejections),
         reject: (reason, line, detail) => rejections.push(this.reject(reason, line, detail)),
       }
-      for (const l of chunk) takeLine(l.text, l.line, l.tooLong === true, this.opts, sink)
+      for (const l of chunk) takeLine(l.text, l.line, l.tooLong === true, this.opts, sink, ctx)
       yield this.batchOf(events, rejections)
     }
   }
@@ -115,7 +128,7 @@ export class FileSource implements RecordSource {
     for await (const batch of batches) {
       this.stats.records += batch.events.length + batch.rejections.length
       this.stats.skipped += batch.rejections.length
-      for (const r of batch.rejections) if (FOREIGN.has(r.reason)) this.foreign++
+      for (const r of batch.rejections) if (this.isForeign(r.reason)) this.foreign++
       yield batch
     }
   }
@@ -207,7 +220,7 @@ export class FileSource implements RecordSource {
   private reject(reason: Rejection['reason'], line: number, detail?: string): Rejection {
     this.stats.records++
     this.stats.skipped++
-    if (FOREIGN.has(reason)) this.foreign++
+    if (this.isForeign(reason)) this.foreign++
     return {reason, location: {file: this.displayName, line}, ...(detail ? {detail} : {})}
   }
 
@@ -263,6 +276,21 @@ function looksLikeRecordLine(text: string): boolean {
   const line = cri ? cri.line.trim() : text
   if (cri && line.startsWith('{')) return parsesAsRecords(line)
   return looksLikeAccessLine(line) || textFormatOf(line) !== nginxText
+}
+
+/** A CloudFront `#Fields:` line, bare or in a container wrapper. */
+function hasFieldsHeader(text: string): boolean {
+  return text.includes('#Fields:')
+}
+
+/** The record format of the first line of the head that is in one. */
+function firstFormat(head: readonly Line[]): string | undefined {
+  for (const l of head) {
+    if (l.tooLong || l.text.trim() === '') continue
+    const f = lineFormat(l.text.replace(/^\uFEFF/, ''))
+    if (f !== undefined) return f
+  }
+  return undefined
 }
 
 function parses(text: string): boolean {

@@ -4,7 +4,7 @@ import type {RejectReason} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {MAX_LINE} from './lines'
 import {EventPacker} from '../parallel/event-codec'
-import {normalizeLine} from './records'
+import {type LineContext, normalizeLine} from './records'
 
 /** Where the records of one text line go. */
 export interface LineSink {
@@ -17,13 +17,13 @@ export interface LineSink {
  * rejections. Blank lines are no record. Shared by the streaming reader and the byte-range reader,
  * so both count and reject alike.
  */
-export function takeLine(text: string, line: number, tooLong: boolean, opts: NormalizeOptions, sink: LineSink): void {
+export function takeLine(text: string, line: number, tooLong: boolean, opts: NormalizeOptions, sink: LineSink, ctx?: LineContext): void {
   if (tooLong) {
     sink.reject('line-too-long', line, `line longer than ${MAX_LINE} characters`)
     return
   }
   if (text.trim() === '') return
-  for (const out of normalizeLine(text, opts)) {
+  for (const out of normalizeLine(text, opts, ctx)) {
     if (out.ok) sink.event(out.event, line)
     else sink.reject(out.reason, line, out.detail)
   }

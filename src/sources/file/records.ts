@@ -2,8 +2,11 @@ import type {ParseOutcome} from '../../model/parse-outcome'
 import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
-import {parseJsonRecord, parseTextLine} from '../../normalize/formats'
+import {jsonFormatOf, nginxText, parseJsonRecord, parseTextLine, textFormatOf} from '../../normalize/formats'
+import {looksLikeAccessLine} from '../../normalize/access-line'
+import {cloudfrontWithFields} from '../../normalize/formats/aws'
 import {envoyText} from '../../normalize/formats/envoy'
+import type {TextFormat} from '../../normalize/formats/types'
 import {parseNginxJson} from '../../normalize/nginx-json'
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -24,12 +27,12 @@ export function recordsOf(value: unknown): unknown[] {
 }
 
 /** One JSON record (a Datadog log in any wrapper, or an nginx JSON access line) as an event. */
-export function normalizeObject(value: unknown, opts: NormalizeOptions): ParseOutcome {
+export function normalizeObject(value: unknown, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome {
   if (!isRecord(value)) return {ok: false, reason: 'not-an-object', detail: `a JSON ${Array.isArray(value) ? 'array' : typeof value} where a log record was expected`}
   const dd = unwrapDatadog(value)
   if (dd) return normalizeDatadog(dd, opts)
   const docker = unwrapDocker(value)
-  if (docker) return unwrapped(docker, opts)
+  if (docker) return unwrapped(docker, opts, ctx)
   const out = parseJsonRecord(value) ?? (nginxKeys(value) >= 2 ? parseNginxJson(value) : undefined)
   if (out) return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
   return {ok: false, reason: 'unknown-format', detail: `a JSON object with keys ${Object.keys(value).slice(0, 5).join(', ')}`}
@@ -45,8 +48,44 @@ function nginxKeys(value: Record<string, unknown>): number {
   return n
 }
 
+/**
+ * The record format of one line, as a file's format is named (`nginx`, `traefik-clf`,
+ * `datadog`, `cri/nginx`, `docker/nginx-json`), or undefined when it is in none.
+ */
+export function lineFormat(text: string): string | undefined {
+  const t = text.trim()
+  if (t.startsWith('{') || (t.startsWith('[') && !envoyText.looksLike(t))) {
+    const value = parseJson(t)
+    if (value === NOT_JSON) return undefined
+    const first = recordsOf(value)[0]
+    if (!isRecord(first)) return undefined
+    if (unwrapDatadog(first)) return 'datadog'
+    const docker = unwrapDocker(first)
+    if (docker) {
+      const inner = lineFormat(docker.line)
+      return inner === undefined ? undefined : `docker/${inner}`
+    }
+    return jsonFormatOf(first)?.id
+  }
+  const cri = isDigitCode(t.charCodeAt(0)) ? unwrapCri(t) : undefined
+  if (cri) {
+    const inner = lineFormat(cri.line)
+    return inner === undefined ? undefined : `cri/${inner}`
+  }
+  const f = textFormatOf(t)
+  return f !== nginxText || looksLikeAccessLine(t) ? f.id : undefined
+}
+
 /** One text line: JSON (NDJSON, a one-line page) or a raw access line. */
-export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcome[] {
+/**
+ * What one file's earlier lines said about the later ones: a CloudFront `#Fields:` line gives the
+ * column order of the lines after it (a real-time or customised log).
+ */
+export interface LineContext {
+  text?: TextFormat
+}
+
+export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome[] {
   const first = firstNonSpace(text)
   // `[` also opens an Envoy line (`[2026-11-30T07:18:26.070Z] "GET …`).
   if (first === '{' || (first === '[' && !envoyText.looksLike(text.trim()))) {
@@ -56,14 +95,14 @@ export function normalizeLine(text: string, opts: NormalizeOptions): ParseOutcom
     } catch {
       return [{ok: false, reason: 'invalid-json', detail: 'the line is not valid JSON'}]
     }
-    return recordsOf(value).map((r) => normalizeObject(r, opts))
+    return recordsOf(value).map((r) => normalizeObject(r, opts, ctx))
   }
   if (isBinary(text)) return [{ok: false, reason: 'binary', detail: 'binary data'}]
   if (isJsonScalar(text)) return [{ok: false, reason: 'not-an-object', detail: 'a JSON value where a log record was expected'}]
   const t = text.trim()
   const cri = isDigitCode(t.charCodeAt(0)) ? unwrapCri(t) : undefined
-  if (cri) return [unwrapped(cri, opts)]
-  const out = parseTextLine(t)
+  if (cri) return [unwrapped(cri, opts, ctx)]
+  const out = textLine(t, ctx)
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
 }
 
@@ -73,7 +112,16 @@ const isDigitCode = (c: number): boolean => c >= 48 && c <= 57
  * The record inside a container wrapper (Docker json-file, CRI, `kubectl logs --timestamps`). A
  * part of a line the runtime split is counted, not joined: runtimes split only lines over 16 KB.
  */
-function unwrapped(w: Wrapped, opts: NormalizeOptions): ParseOutcome {
+/** A text line, in the format the file's context names, else whichever claims it. */
+function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
+  if (ctx && line.startsWith('#Fields:')) {
+    const ordered = cloudfrontWithFields(line)
+    if (ordered) ctx.text = ordered
+  }
+  return ctx?.text ? ctx.text.parse(line) : parseTextLine(line)
+}
+
+function unwrapped(w: Wrapped, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome {
   if (w.partial) return {ok: false, reason: 'unparsed-message', detail: 'a part of a line the container runtime split (lines over 16 KB): not joined'}
   const inner = w.line.trim()
   if (inner === '') return {ok: false, reason: 'unparsed-message', detail: 'an empty line in a container log record'}
@@ -90,7 +138,7 @@ function unwrapped(w: Wrapped, opts: NormalizeOptions): ParseOutcome {
     return normalizeObject(value, opts)
   }
   if (isBinary(inner)) return {ok: false, reason: 'binary', detail: 'binary data'}
-  const out = parseTextLine(inner)
+  const out = textLine(inner, ctx)
   return out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out
 }
 

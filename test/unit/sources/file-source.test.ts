@@ -28,12 +28,12 @@ async function readAll(name: string, content: string | Buffer): Promise<{events:
 
 describe('FileSource: format detection from content', () => {
   it.each([
-    ['NDJSON of API v2 items', `${JSON.stringify(PARSED)}\n${JSON.stringify(UNPARSED)}\n`, 'lines'],
-    ['one API page per line', `${JSON.stringify({data: [PARSED, UNPARSED], meta: {page: {after: 'x'}}})}\n{"data":[]}\n`, 'lines'],
+    ['NDJSON of API v2 items', `${JSON.stringify(PARSED)}\n${JSON.stringify(UNPARSED)}\n`, 'datadog'],
+    ['one API page per line', `${JSON.stringify({data: [PARSED, UNPARSED], meta: {page: {after: 'x'}}})}\n{"data":[]}\n`, 'datadog'],
     ['pretty-printed concatenated pages', `${JSON.stringify({data: [PARSED], meta: {}}, null, 2)}\n${JSON.stringify({data: [UNPARSED]}, null, 2)}\n{"data":[]}\n`, 'json-documents'],
     ['legacy v1 logs', JSON.stringify({logs: [{id: 'a', content: PARSED.attributes}, {id: 'b', content: UNPARSED.attributes}], nextLogId: null}, null, 1), 'json-documents'],
     ['a top-level array of items', JSON.stringify([PARSED, UNPARSED], null, 2), 'json-documents'],
-    ['raw access lines', `${PARSED.attributes.message}\n${INGRESS}\n`, 'lines'],
+    ['raw access lines', `${PARSED.attributes.message}\n${INGRESS}\n`, 'nginx'],
     ['Log Explorer CSV', `Date,Host,Service,Content\n2022-04-11T16:29:47.000Z,"""h""","""web""","${PARSED.attributes.message.replace(/"/g, '""')}"\n2022-03-21T16:05:33.000Z,h,web,"${INGRESS.replace(/"/g, '""')}"\n`, 'csv'],
   ])('reads %s', async (_name, content, format) => {
     const {events, source} = await readAll(`detect-${format}-${Math.random()}.txt`, content)

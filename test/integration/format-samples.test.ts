@@ -1,0 +1,92 @@
+/**
+ * Every real published sample of fixtures/formats (origins in fixtures/formats/SOURCES.md), read the
+ * way a user's file is read: format detected from the content, each line dispatched to its format,
+ * plain and gzip, bare and inside the container wrappers a cluster writes (Docker json-file, CRI).
+ * Each access line must come out with the fields the upstream project's expected output gives it,
+ * each other line counted at its own line with the reason the expected file names.
+ */
+import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {gzipSync} from 'node:zlib'
+import type {AccessEvent} from '../../src/model/access-event'
+import type {Rejection} from '../../src/model/rejection'
+import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import {FileSource} from '../../src/sources/file/file-source'
+import {ROOT} from '../helpers/cli'
+
+type Expected = {line: number; ok: true; time: string; [field: string]: unknown} | {line: number; ok: false; reason: string}
+
+const FORMATS_DIR = join(ROOT, 'fixtures', 'formats')
+const SAMPLES = readdirSync(FORMATS_DIR, {withFileTypes: true}).filter((d) => d.isDirectory()).flatMap((d) =>
+  readdirSync(join(FORMATS_DIR, d.name)).filter((f) => !f.endsWith('.expected.json') && !f.endsWith('.md')).map((f) => `${d.name}/${f}`))
+
+const dir = mkdtempSync(join(tmpdir(), 'skewscan-samples-'))
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+/** A sample's lines as the wrapper would hold them. */
+const WRAPPERS: Record<string, (lines: string[]) => string[]> = {
+  bare: (lines) => lines,
+  cri: (lines) => lines.map((l) => (l.trim() === '' ? l : `2026-11-30T07:18:26.070123456Z stdout F ${l}`)),
+  docker: (lines) => lines.map((l) => (l.trim() === '' ? l : JSON.stringify({log: `${l}\n`, stream: 'stdout', time: '2026-11-30T07:18:26.070123456Z'}))),
+}
+
+async function read(name: string, content: string | Buffer): Promise<{events: AccessEvent[]; rejections: Rejection[]; format: string}> {
+  const path = join(dir, name)
+  writeFileSync(path, content)
+  const source = new FileSource(path, name, DEFAULT_NORMALIZE)
+  const events: AccessEvent[] = []
+  const rejections: Rejection[] = []
+  for await (const b of source.batches()) {
+    events.push(...b.events)
+    rejections.push(...b.rejections)
+  }
+  return {events, rejections, format: source.stats.format}
+}
+
+/**
+ * Reasons that all say "this line is not a record": which one a line gets depends on what it was
+ * read as (a JSON object of no known shape, text in an NDJSON file, a line no text format claims).
+ */
+const NOT_A_RECORD = new Set(['unparsed-message', 'unknown-format', 'invalid-json', 'not-an-object'])
+const sameReason = (got: string | undefined, want: string): boolean => got === want || (NOT_A_RECORD.has(want) && NOT_A_RECORD.has(got ?? ''))
+
+const cases = SAMPLES.flatMap((sample) => Object.keys(WRAPPERS).flatMap((wrapper) => [false, true].map((gzip) => [sample, wrapper, gzip] as const)))
+
+describe.each(cases)('%s (%s, gzip %s)', (sample, wrapper, gzip) => {
+  it('every access line read as its project expects, every other line counted with its reason', async () => {
+    const text = readFileSync(join(FORMATS_DIR, sample), 'utf8')
+    const lines = text.replace(/\n$/, '').split('\n')
+    const expected = (JSON.parse(readFileSync(join(FORMATS_DIR, sample.replace(/\.[^./]+$/, '.expected.json')), 'utf8')) as Expected[])
+      .filter((e) => (lines[e.line - 1] ?? '').trim() !== '')
+    const body = `${WRAPPERS[wrapper]?.(lines).join('\n')}\n`
+    const name = `${sample.replace('/', '-')}.${wrapper}${gzip ? '.gz' : ''}`
+    if (expected.every((e) => !e.ok && NOT_A_RECORD.has(e.reason))) {
+      // Nothing in it is an access record skewscan reads (Classic ELB lines, syslog): the file is unreadable, exit 2.
+      await expect(read(name, gzip ? gzipSync(body) : body)).rejects.toThrow(/not in any format skewscan reads/)
+      return
+    }
+    const {events, rejections, format} = await read(name, gzip ? gzipSync(body) : body)
+    if (wrapper !== 'bare') expect(format.startsWith(`${wrapper}/`)).toBe(true)
+    const byLine = new Map(events.map((e) => [e.location.line, e]))
+    const rejected = new Map(rejections.map((r) => [r.location.line, r]))
+    for (const want of expected) {
+      const where = `${sample}:${want.line}`
+      if (want.ok) {
+        const got = byLine.get(want.line)
+        expect([where, got === undefined ? rejected.get(want.line)?.detail ?? 'missing' : 'read']).toEqual([where, 'read'])
+        const {line: _l, ok: _o, time, ...fields} = want
+        expect([where, new Date((got as AccessEvent).time).toISOString()]).toEqual([where, time])
+        const picked = Object.fromEntries(Object.keys(fields).map((k) => [k, (got as unknown as Record<string, unknown>)[k]]))
+        expect([where, picked]).toEqual([where, fields])
+      } else {
+        // Inside a wrapper a line that is not JSON may be told apart differently; it is still counted there.
+        const got = rejected.get(want.line)
+        expect([where, got === undefined ? 'read' : 'rejected']).toEqual([where, 'rejected'])
+        if (wrapper === 'bare') expect([where, sameReason(got?.reason, want.reason) ? want.reason : got?.reason]).toEqual([where, want.reason])
+      }
+    }
+    // Nothing but what the expected file names: no record lost, none made up.
+    expect(events.length + rejections.length).toBe(expected.length)
+  })
+})
