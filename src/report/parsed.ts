@@ -33,7 +33,8 @@ export function parsedTable(rows: readonly ParsedRecord[], width: number | undef
   const col = (head: string, f: (r: ParsedRecord) => string | number, extra: Partial<Column> = {}): Column => ({head, cells: rows.map(f), ...extra})
   const ev = <T>(f: (r: Extract<ParsedRecord, {event: unknown}>) => T, otherwise: T) => (r: ParsedRecord): T => ('event' in r ? f(r) : otherwise)
   const columns: Column[] = [
-    col('LINE', (r) => `${cell(r.file, 60)}:${r.line}`, {shrink: true}),
+    // One file: the line alone; several: which file too.
+    new Set(rows.map((r) => r.file)).size > 1 ? col('FILE:LINE', (r) => `${cell(r.file, 60)}:${r.line}`, {shrink: true}) : col('LINE', (r) => r.line, {align: 'right'}),
     col('TIME', ev((r) => new Date(r.event.time).toISOString().replace('T', ' ').replace('Z', ''), 'rejected')),
     col('APP', ev((r) => cell(r.app), ''), {drop: 3, shrink: true}),
     col('METHOD', ev((r) => cell(r.event.method, 12), ''), {drop: 5}),

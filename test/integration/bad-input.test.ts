@@ -667,6 +667,25 @@ const CLI_CASES: CliCase[] = [
     setup: (d) => ({args: [write(d, 'junk.bin', Buffer.concat([binaryLine(11, 5000), Buffer.from('\n'), binaryLine(12, 3000)]))]}),
     exit: 2, says: (d) => [join(d, 'junk.bin'), /accepted formats/i, ...ACCEPTED],
   },
+  {
+    name: 'a JSON file of an unknown shape: unreadable like unknown text, exit 2 naming the file and the formats',
+    setup: (d) => ({args: [write(d, 'shape.json', `${JSON.stringify({kind: 'Config', items: [{a: 1}, {b: 2}]})}\n${JSON.stringify({hello: 'world'})}\n`)]}),
+    exit: 2, says: (d) => [join(d, 'shape.json'), /not in any format skewscan reads/, ...ACCEPTED],
+  },
+  {
+    name: 'a pretty-printed JSON document of an unknown shape (--json): exit 2',
+    json: true, setup: (d) => ({args: [write(d, 'pretty.json', JSON.stringify({settings: {theme: 'dark'}, users: [{id: 1}]}, null, 2))]}),
+    exit: 2, says: (d) => [join(d, 'pretty.json'), /not in any format skewscan reads/],
+  },
+  {
+    name: 'nginx JSON lines that are all broken: each counted as invalid JSON, the text line as unparsed',
+    json: true,
+    setup: (d) => ({args: [write(d, 'broken.jsonl', [...Array.from({length: 9}, (_, i) => `{"time_iso8601":"2026-11-30T07:18:2${i}+00:00","status":200,"request_uri":"/a.js"`+ `,"body_bytes_sent":12${i}`.slice(0, 12) + '}'), 'not json at all'].join('\n'))]}),
+    exit: 0, says: () => [],
+    report: async (r) => {
+      expect(r.input).toMatchObject({records: 10, used: 0, skipped: {total: 10, byReason: {'invalid-json': 9, 'unparsed-message': 1}}})
+    },
+  },
   {name: 'an empty file', json: true, setup: (d) => ({args: [write(d, 'empty.log', '')]}), exit: 0, says: () => [NO_RECORDS], report: EMPTY_REPORT},
   {name: 'an empty stdin', json: true, setup: () => ({args: ['-'], stdin: Buffer.alloc(0)}), exit: 0, says: () => [NO_RECORDS], report: EMPTY_REPORT},
   {name: 'a file of only blank and whitespace lines', json: true, setup: (d) => ({args: [write(d, 'blank.log', '\n  \n\t\n\r\n\n')]}), exit: 0, says: () => [NO_RECORDS], report: EMPTY_REPORT},

@@ -109,6 +109,18 @@ describe('skewscan analyze, run as a user would', () => {
     expect(r.stderr).toContain('AWS Application Load Balancer access log')
   })
 
+  it.each([
+    ['an empty kubectl get events list', JSON.stringify({apiVersion: 'v1', items: [], kind: 'List', metadata: {resourceVersion: ''}}), 'kubectl-events'],
+    ['a Datadog events page without events', JSON.stringify({data: [], meta: {page: {}}}), 'datadog-events-v2'],
+    ['an empty deploy list', '[]', 'list-json'],
+  ])('says when --deploys holds no deploys (%s), whatever its format', (_name, content, format) => {
+    const file = join(dir, `no-deploys-${format}.json`)
+    writeFileSync(file, content)
+    const r = runCli(['analyze', logFile, '--deploys', file])
+    expect(r.status).toBe(0)
+    expect(r.stderr).toContain(`${file} (${format}): no deploys in it; deploys are inferred from the logs`)
+  })
+
   it('exits 2 on a bad flag value, naming the flag', () => {
     const r = runCli(['analyze', logFile, '--incident-gap', 'soon'])
     expect(r.status).toBe(2)

@@ -50,7 +50,7 @@ export function parseJsonRecord(obj: Record<string, unknown>): ParseOutcome | un
 }
 
 /** The format's parse, its events marked when the format counts headers in the bytes. */
-function marked<T>(f: {bytes: ByteCount; parse(x: T): ParseOutcome}, x: T): ParseOutcome {
+export function marked<T>(f: {bytes: ByteCount; parse(x: T): ParseOutcome}, x: T): ParseOutcome {
   const out = f.parse(x)
   if (out.ok && f.bytes === 'response') out.event.responseBytes = true
   return out

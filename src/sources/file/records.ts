@@ -2,7 +2,7 @@ import type {ParseOutcome} from '../../model/parse-outcome'
 import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
-import {jsonFormatOf, nginxText, parseJsonRecord, parseTextLine, textFormatOf} from '../../normalize/formats'
+import {jsonFormatOf, marked, nginxText, parseJsonRecord, textFormatOf} from '../../normalize/formats'
 import {looksLikeAccessLine} from '../../normalize/access-line'
 import {cloudfrontWithFields} from '../../normalize/formats/aws'
 import {envoyText} from '../../normalize/formats/envoy'
@@ -83,6 +83,8 @@ export function lineFormat(text: string): string | undefined {
  */
 export interface LineContext {
   text?: TextFormat
+  /** The format the file's lines were last read in: what a line no format claims is told against. */
+  last?: TextFormat
 }
 
 export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome[] {
@@ -118,7 +120,14 @@ function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
     const ordered = cloudfrontWithFields(line)
     if (ordered) ctx.text = ordered
   }
-  return ctx?.text ? ctx.text.parse(line) : parseTextLine(line)
+  if (ctx?.text) return marked(ctx.text, line)
+  const f = textFormatOf(line)
+  const out = marked(f, line)
+  if (!ctx) return out
+  if (out.ok) ctx.last = f
+  // A line of an ALB file that no format claims is told why it is no ALB line, not why it is no nginx one.
+  else if (f === nginxText && out.reason === 'unparsed-message' && ctx.last && ctx.last !== nginxText) return marked(ctx.last, line)
+  return out
 }
 
 function unwrapped(w: Wrapped, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome {
