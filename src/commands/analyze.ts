@@ -17,7 +17,7 @@ import {NEEDS_FAILURES} from '../report/format-names'
 
 export default class Analyze extends BaseCommand {
   static override summary = 'Find stale-bundle failures (assets answered with the app shell) in access logs, per app, deploy and cause'
-  static override description = `Reads exported access logs (Datadog API JSON/NDJSON, Log Explorer CSV, nginx and ingress-nginx lines, nginx JSON; plain or gzip; - for stdin), finds asset requests that got the SPA's index.html or a 404 during and after deploys, and reports how many users got a broken page, for how long, after which deploy.
+  static override description = `Reads exported access logs (Datadog API JSON/NDJSON, Log Explorer CSV; nginx, ingress-nginx, Traefik, Envoy/Istio, Caddy, AWS ALB and CloudFront, Google Cloud load balancer logs, bare or in Docker/CRI container logs; plain or gzip; - for stdin; skewscan parse shows how a file is read), finds asset requests that got the SPA's index.html or a 404 during and after deploys, and reports how many users got a broken page, for how long, after which deploy.
 
 Each failure is tied to its app (the ingress upstream, else the host, else the service), its deploy, and its cause: the rollout race (the page's build still served beside another) or a stale tab (its build no longer served). Crawlers, skewscan's probe and scanners are counted apart, never as users.
 

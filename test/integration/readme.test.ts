@@ -74,7 +74,7 @@ function invocations(body: string): string[][] {
     .filter((w) => w[0] === 'skewscan' || w[0] === './bin/run.js').map((w) => w.slice(1))
 }
 
-const COMMANDS = ['analyze', 'compare', 'export', 'lab', 'probe'] as const
+const COMMANDS = ['analyze', 'compare', 'export', 'lab', 'parse', 'probe'] as const
 
 /** Each command's flags as oclif parses them: `--name`, `--no-name` where allowed, `-c` characters. */
 async function flagsOf(id: string): Promise<Set<string>> {
