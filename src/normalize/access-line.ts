@@ -1,4 +1,5 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../model'
+import type {AccessFields, ParseOutcome} from '../model'
+import {bytesToString, hexVal, isAlpha, isDigit, reject, snippet} from './text'
 
 /*
  * One raw access-log line (nginx `combined`/`common`, Apache/Rack common-style, ingress-nginx
@@ -32,17 +33,10 @@ const STAR = 42
 const MAX_HEAD_TOKEN = 256
 /** `[$time_local]` is 26 chars, an ISO time with a fraction and offset about 35. */
 const MAX_TIME_FIELD = 64
-const MAX_SNIPPET = 40
 /** Largest byte count we accept: beyond this the number is not exact in a double. */
 const MAX_BYTES_DIGITS = 15
 
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
 
-function isAlpha(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
-}
 
 // ---------------------------------------------------------------------------------------------
 // Time
@@ -359,30 +353,8 @@ function findClose(s: string, i: number, end: number): number {
   return -1
 }
 
-function hexVal(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48
-  const l = c | 32
-  return l >= 97 && l <= 102 ? l - 87 : -1
-}
 
-const utf8 = new TextDecoder('utf-8', {fatal: true})
 
-/** Decodes a run of `\xNN` bytes: as UTF-8 when valid (nginx escapes each byte), else as Latin-1. */
-function bytesToString(bytes: number[]): string {
-  let ascii = true
-  for (const b of bytes) if (b > 127) ascii = false
-  if (!ascii) {
-    try {
-      return utf8.decode(Uint8Array.from(bytes))
-    } catch {
-      // Not UTF-8: fall through to one char per byte rather than replacement chars.
-    }
-  }
-  // In chunks: spreading a huge array into one call would overflow the stack.
-  let out = ''
-  for (let k = 0; k < bytes.length; k += 4096) out += String.fromCharCode(...bytes.slice(k, k + 4096))
-  return out
-}
 
 /**
  * Decodes nginx escapes in s[a, b): `\xNN` (default escaping) and the JSON escapes of
@@ -660,20 +632,7 @@ function isIpAt(s: string, a: number, b: number): boolean {
   return colons === 0 && dots === 3 && groupDigits > 0 && groupDigits <= 3 && groupValue <= 255
 }
 
-/** A short, printable excerpt of s[a, b) for rejection details (never the whole line). */
-function snippet(s: string, a: number, b: number): string {
-  const n = Math.min(b - a, MAX_SNIPPET)
-  let out = '"'
-  for (let i = a; i < a + n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= SP && c < 127 ? s[i] : '?'
-  }
-  return b - a > n ? `${out}…"` : `${out}"`
-}
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
 /**
  * The last time field read and what it gave. Lines of one second repeat it (a busy log has hundreds

@@ -1,5 +1,6 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../model'
+import type {AccessFields, ParseOutcome} from '../model'
 import {answeringUpstream, parseIsoTime, parseNginxTime, splitTarget, stripPort} from './access-line'
+import {reject, show} from './text'
 
 /*
  * nginx `log_format … escape=json` lines, already JSON.parsed. Field names depend on the
@@ -14,26 +15,11 @@ type TimeKey = (typeof TIME_KEYS)[number]
 const MAX_MS = 253_402_300_800_000
 /** Numbers above this are epoch milliseconds, below it epoch seconds (1e12 s is year 33658). */
 const MS_THRESHOLD = 1e12
-const MAX_SNIPPET = 40
 
 const NUMERIC = /^\d+(\.\d+)?$/
 const DIGITS = /^\d+$/
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
-/** A short, printable rendering of a value for rejection details. */
-function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : typeof v
-  let out = ''
-  const n = Math.min(s.length, MAX_SNIPPET)
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return s.length > n ? `"${out}…"` : `"${out}"`
-}
 
 /** nginx logs `-` for an unset variable; an empty string carries nothing either. */
 function present(v: unknown): boolean {

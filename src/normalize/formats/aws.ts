@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget} from '../access-line'
 import type {TextFormat} from './types'
+import {bytesToString, hexVal, isDigit, reject, snippet} from '../text'
 
 /*
  * AWS access logs: Application Load Balancer (space-separated, some fields quoted) and CloudFront
@@ -37,24 +38,8 @@ const MAX_BYTES_DIGITS = 15
 /** looksLike reads no further than this. */
 const LOOKS_LIKE_SPAN = 256
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
 
-/** A short, printable rendering of s[a, b) for rejection details (never the whole line). */
-function snippet(s: string, a = 0, b = s.length): string {
-  const n = Math.min(b - a, MAX_SNIPPET)
-  let out = ''
-  for (let i = a; i < a + n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return b - a > n ? `"${out}…"` : `"${out}"`
-}
 
 /** A three-digit HTTP status 100-999 at s[a, b), or -1. */
 function statusAt(s: string, a: number, b: number): number {
@@ -264,24 +249,8 @@ export const albLog: TextFormat = {
 // ---------------------------------------------------------------------------------------------
 // CloudFront
 
-function hexVal(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48
-  const l = c | 32
-  return l >= 97 && l <= 102 ? l - 87 : -1
-}
 
-const utf8 = new TextDecoder('utf-8', {fatal: true})
 
-function bytesToString(bytes: number[]): string {
-  try {
-    return utf8.decode(Uint8Array.from(bytes))
-  } catch {
-    // Not UTF-8: one char per byte rather than replacement chars.
-    let out = ''
-    for (const b of bytes) out += String.fromCharCode(b)
-    return out
-  }
-}
 
 /**
  * Decodes a CloudFront-encoded value (user agent, referer). CloudFront percent-encodes them

@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
 import type {JsonFormat} from './types'
+import {isObject, reject, show} from '../text'
 
 /*
  * Caddy v2 access logs: the JSON records of the `http.log.access` logger (`http.log.access.log0`
@@ -26,7 +27,6 @@ import type {JsonFormat} from './types'
  * {rp.upstream.host}`): `upstream_hostport`, `upstream_host` or `upstream` is read when present.
  */
 
-const MAX_SNIPPET = 40
 /** Epoch ms at 10000-01-01: anything later is a unit mix-up, not a time. */
 const MAX_MS = 253_402_300_800_000
 const UPSTREAM_KEYS = ['upstream_hostport', 'upstream_host', 'upstream'] as const
@@ -34,25 +34,8 @@ const UPSTREAM_KEYS = ['upstream_hostport', 'upstream_host', 'upstream'] as cons
 const GO_DURATION = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)$/
 const DURATION_UNITS: Record<string, number> = {ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600}
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
-/** A short, printable rendering of a value for rejection details. */
-function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null ? 'null' : typeof v
-  const n = Math.min(s.length, MAX_SNIPPET)
-  let out = ''
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return s.length > n ? `"${out}…"` : `"${out}"`
-}
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 function str(obj: Record<string, unknown>, key: string): string | undefined {
   const v = obj[key]

@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget} from '../access-line'
 import type {JsonFormat, TextFormat} from './types'
+import {isAlpha, isDigit, reject, show, snippet} from '../text'
 
 /*
  * Envoy and Istio access logs.
@@ -38,7 +39,6 @@ const COLON = 58
 const LBRACK = 91
 const RBRACK = 93
 
-const MAX_SNIPPET = 40
 /** `[2016-04-15T20:17:00.310Z]` is 24 chars inside the brackets; a custom %START_TIME(…)% a few more. */
 const MAX_TIME_FIELD = 64
 /** Longest method token accepted (WebDAV's VERSION-CONTROL is 15). */
@@ -49,38 +49,14 @@ const MAX_BYTES_DIGITS = 15
 const LOOKS_LIKE_SPAN = 8192
 const ACCESS_PREFIX = 'ACCESS '
 
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
 
-function isAlpha(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
-}
 
 function isMethodChar(c: number): boolean {
   return isAlpha(c) || c === DASH || c === 95 // _
 }
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
-/** A short, printable excerpt of s[a, b) for rejection details (never the whole line). */
-function snippet(s: string, a: number, b: number): string {
-  const n = Math.min(b - a, MAX_SNIPPET)
-  let out = '"'
-  for (let i = a; i < a + n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= SP && c < 127 ? s[i] : '?'
-  }
-  return b - a > n ? `${out}…"` : `${out}"`
-}
 
-/** A short, printable rendering of a JSON value for rejection details. */
-function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null ? 'null' : typeof v
-  return snippet(s, 0, s.length)
-}
 
 /** Index of the quote closing a field whose content starts at i (the quote followed by a space or the end), or -1. */
 function findClose(s: string, i: number, end: number): number {

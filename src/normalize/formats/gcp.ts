@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget} from '../access-line'
 import type {JsonFormat} from './types'
+import {isObject, reject, show} from '../text'
 
 /*
  * Google Cloud external HTTP(S) load balancer logs as exported from Cloud Logging: one LogEntry
@@ -26,26 +27,9 @@ import type {JsonFormat} from './types'
  * - clientIp: `remoteIp` without the port some sources append (`1.2.3.4:9989`, `[::1]:443`).
  */
 
-const MAX_SNIPPET = 40
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
-function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null ? 'null' : typeof v
-  const n = Math.min(s.length, MAX_SNIPPET)
-  let out = ''
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return s.length > n ? `"${out}…"` : `"${out}"`
-}
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 /** A non-empty string, or undefined. */
 function str(v: unknown): string | undefined {

@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
 import type {JsonFormat, TextFormat} from './types'
+import {isDigit, reject, show, snippet} from '../text'
 
 /*
  * Traefik access logs (Traefik v1, v2 and v3).
@@ -40,32 +41,10 @@ const HEAD_LIMIT = 2 * MAX_HEAD_TOKEN + MAX_TIME_FIELD + 16
 const MAX_DIGITS = 15
 /** How far from the end looksLike scans for the `<count> "router" "url" <n>ms` tail. */
 const LOOKS_LIKE_TAIL = 32
-const MAX_SNIPPET = 40
 
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
-/** A short, printable rendering of s[a, b) for rejection details. */
-function snippet(s: string, a: number, b: number): string {
-  const n = Math.min(b - a, MAX_SNIPPET)
-  let out = ''
-  for (let i = a; i < a + n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return b - a > n ? `"${out}…"` : `"${out}"`
-}
 
-/** A short, printable rendering of a JSON value for rejection details. */
-function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null ? 'null' : typeof v
-  return snippet(s, 0, s.length)
-}
 
 /** All of s[a, b) are ASCII digits (and there is at least one). */
 function allDigits(s: string, a: number, b: number): boolean {
