@@ -191,6 +191,8 @@ function packing(opts: NormalizeOptions, read: (take: (text: string, line: numbe
       rejections.push(detail ? {reason, line, detail} : {reason, line})
     },
   }
-  const lines = read((text, line, tooLong) => takeLine(text, line, tooLong, opts, sink))
+  // What a line tells about the next ones (a #Fields order, a container line's first parts) holds within the range.
+  const ctx: LineContext = {}
+  const lines = read((text, line, tooLong) => takeLine(text, line, tooLong, opts, sink, ctx))
   return {buffer: packer.finish(spares), rejections, lines}
 }

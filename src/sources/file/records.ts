@@ -27,12 +27,23 @@ export function recordsOf(value: unknown): unknown[] {
 }
 
 /** One JSON record (a Datadog log in any wrapper, or an nginx JSON access line) as an event. */
-export function normalizeObject(value: unknown, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome {
+export function normalizeObject(value: unknown, opts: NormalizeOptions): ParseOutcome {
+  return objectOutcomes(value, opts)[0] as ParseOutcome
+}
+
+/** What one JSON value read as a record gives: one outcome, or none for a part of a split container line. */
+function objectOutcomes(value: unknown, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome[] {
+  if (isRecord(value)) {
+    const docker = unwrapDocker(value)
+    if (docker) return unwrapped(docker, opts, ctx)
+  }
+  return [oneObject(value, opts)]
+}
+
+function oneObject(value: unknown, opts: NormalizeOptions): ParseOutcome {
   if (!isRecord(value)) return {ok: false, reason: 'not-an-object', detail: `a JSON ${Array.isArray(value) ? 'array' : typeof value} where a log record was expected`}
   const dd = unwrapDatadog(value)
   if (dd) return normalizeDatadog(dd, opts)
-  const docker = unwrapDocker(value)
-  if (docker) return unwrapped(docker, opts, ctx)
   const out = parseJsonRecord(value) ?? (nginxKeys(value) >= 2 ? parseNginxJson(value) : undefined)
   if (out) return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
   return {ok: false, reason: 'unknown-format', detail: `a JSON object with keys ${Object.keys(value).slice(0, 5).join(', ')}`}
@@ -83,6 +94,9 @@ export function lineFormat(text: string): string | undefined {
  */
 export interface LineContext {
   text?: TextFormat
+  /** The parts so far of a line a container runtime split (CRI `P` records, Docker records without a newline). */
+  parts?: string[]
+  partsLength?: number
   /** The format the file's lines were last read in: what a line no format claims is told against. */
   last?: TextFormat
 }
@@ -97,13 +111,13 @@ export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineCo
     } catch {
       return [{ok: false, reason: 'invalid-json', detail: 'the line is not valid JSON'}]
     }
-    return recordsOf(value).map((r) => normalizeObject(r, opts, ctx))
+    return recordsOf(value).flatMap((r) => objectOutcomes(r, opts, ctx))
   }
   if (isBinary(text)) return [{ok: false, reason: 'binary', detail: 'binary data'}]
   if (isJsonScalar(text)) return [{ok: false, reason: 'not-an-object', detail: 'a JSON value where a log record was expected'}]
   const t = text.trim()
   const cri = isDigitCode(t.charCodeAt(0)) ? unwrapCri(t) : undefined
-  if (cri) return [unwrapped(cri, opts, ctx)]
+  if (cri) return unwrapped(cri, opts, ctx)
   const out = textLine(t, ctx)
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
 }
@@ -130,9 +144,39 @@ function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
   return out
 }
 
-function unwrapped(w: Wrapped, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome {
-  if (w.partial) return {ok: false, reason: 'unparsed-message', detail: 'a part of a line the container runtime split (lines over 16 KB): not joined'}
-  const inner = w.line.trim()
+/** A split line's parts are joined up to this length (what a line file allows). */
+const MAX_JOINED = 16 * 1024 * 1024
+
+/**
+ * The record inside a container wrapper (Docker json-file, CRI, `kubectl logs --timestamps`). The
+ * parts of a line the runtime split (over 16 KB) are joined, in a file read in order, and the
+ * record is counted at the line of its last part; without a context (or past MAX_JOINED) a part is
+ * counted as such.
+ */
+function unwrapped(w: Wrapped, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome[] {
+  if (w.partial) {
+    if (!ctx) return [{ok: false, reason: 'unparsed-message', detail: 'a part of a line the container runtime split, read without its other parts'}]
+    const length = (ctx.partsLength ?? 0) + w.line.length
+    if (length > MAX_JOINED) {
+      ctx.parts = undefined
+      ctx.partsLength = 0
+      return [{ok: false, reason: 'line-too-long', detail: `a split container line longer than ${MAX_JOINED} characters`}]
+    }
+    ;(ctx.parts ??= []).push(w.line)
+    ctx.partsLength = length
+    return []
+  }
+  let whole = w.line
+  if (ctx?.parts) {
+    whole = ctx.parts.join('') + w.line
+    ctx.parts = undefined
+    ctx.partsLength = 0
+  }
+  return [wrappedRecord(whole, opts, ctx)]
+}
+
+function wrappedRecord(line: string, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome {
+  const inner = line.trim()
   if (inner === '') return {ok: false, reason: 'unparsed-message', detail: 'an empty line in a container log record'}
   const first = inner.charCodeAt(0)
   if (first === 123) {
@@ -144,7 +188,7 @@ function unwrapped(w: Wrapped, opts: NormalizeOptions, ctx?: LineContext): Parse
     }
     // A wrapper inside a wrapper is no access record.
     if (isRecord(value) && unwrapDocker(value)) return {ok: false, reason: 'unknown-format', detail: 'a container log record inside another'}
-    return normalizeObject(value, opts)
+    return oneObject(value, opts)
   }
   if (isBinary(inner)) return {ok: false, reason: 'binary', detail: 'binary data'}
   const out = textLine(inner, ctx)

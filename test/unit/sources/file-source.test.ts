@@ -176,3 +176,30 @@ describe('ordering', () => {
     expect(seen).toEqual([1, 2, 3, 4, 20, 30])
   })
 })
+
+describe('FileSource: container wrappers', () => {
+  // A real ingress-nginx line (Filebeat's ingress_controller test log, fixtures/formats/nginx).
+  const LINE = '192.168.64.1 - - [07/Feb/2020:11:48:51 +0000] "POST /products HTTP/1.1" 200 59 "-" "curl/7.54.0" 89 0.001 [default-web-8080] [] 172.17.0.5:8080 59 0.000 200 529a007902362a5f51385a5fa7049884'
+  const cri = (tag: string, text: string): string => `2026-11-30T07:18:26.070123456Z stdout ${tag} ${text}`
+  const docker = (text: string): string => JSON.stringify({log: text, stream: 'stdout', time: '2026-11-30T07:18:26.070123456Z'})
+
+  it('joins the parts of a line the runtime split (CRI P records, Docker records without a newline), counted at the last part', async () => {
+    for (const [name, content] of [
+      ['cri', [cri('F', LINE), cri('P', LINE.slice(0, 50)), cri('P', LINE.slice(50, 120)), cri('F', LINE.slice(120)), cri('F', LINE)].join('\n')],
+      ['docker', [docker(`${LINE}\n`), docker(LINE.slice(0, 70)), docker(`${LINE.slice(70)}\n`), docker(`${LINE}\n`)].join('\n')],
+    ] as const) {
+      const {events, source} = await readAll(`split-${name}.log`, `${content}\n`)
+      expect(source.stats.format).toBe(`${name}/nginx`)
+      expect(source.stats).toMatchObject({skipped: 0})
+      expect(events).toHaveLength(3)
+      for (const e of events) expect(e).toMatchObject({path: '/products', upstream: '172.17.0.5:8080', requestId: '529a007902362a5f51385a5fa7049884'})
+      expect(events.map((e) => e.location.line)).toEqual(name === 'cri' ? [1, 4, 5] : [1, 3, 4])
+    }
+  })
+
+  it('kubectl logs --timestamps lines and gzip', async () => {
+    const {events, source} = await readAll('kubectl.log.gz', gzipSync(`2026-11-30T07:18:26.070123456Z ${LINE}\n`))
+    expect(source.stats.format).toBe('cri/nginx')
+    expect(events).toHaveLength(1)
+  })
+})
