@@ -8,6 +8,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
 import {toAlb, toCloudfront} from './formats/aws'
+import {toElbClassic, toS3} from './formats/aws-legacy'
 import {toCaddyJson} from './formats/caddy'
 import type {CaptureRecord} from './formats/capture-record'
 import {toEnvoy, toEnvoyJson, toIstio} from './formats/envoy'
@@ -117,17 +118,17 @@ export const FORMATS: readonly Format[] = ['nginx-json', 'combined', 'upstreamin
  * ./formats, each following its format's documentation), and in container wrappers: nginx JSON
  * in Docker json-file records, upstreaminfo lines in CRI records.
  */
-export type ProxyFormat = 'traefik-clf' | 'traefik-json' | 'envoy' | 'istio' | 'envoy-json' | 'caddy' | 'alb' | 'cloudfront' | 'gcp' | 'docker' | 'cri'
-export const PROXY_FORMATS: readonly ProxyFormat[] = ['traefik-clf', 'traefik-json', 'envoy', 'istio', 'envoy-json', 'caddy', 'alb', 'cloudfront', 'gcp', 'docker', 'cri']
+export type ProxyFormat = 'traefik-clf' | 'traefik-json' | 'envoy' | 'istio' | 'envoy-json' | 'caddy' | 'alb' | 'elb-classic' | 'cloudfront' | 's3' | 'gcp' | 'docker' | 'cri'
+export const PROXY_FORMATS: readonly ProxyFormat[] = ['traefik-clf', 'traefik-json', 'envoy', 'istio', 'envoy-json', 'caddy', 'alb', 'elb-classic', 'cloudfront', 's3', 'gcp', 'docker', 'cri']
 
 const WRITERS: Record<Exclude<ProxyFormat, 'docker' | 'cri'>, (r: CaptureRecord) => string> = {
   'traefik-clf': (r) => toTraefikClf(r), 'traefik-json': (r) => toTraefikJson(r), envoy: toEnvoy, istio: toIstio, 'envoy-json': toEnvoyJson,
-  caddy: toCaddyJson, alb: toAlb, cloudfront: toCloudfront, gcp: toGcp,
+  caddy: toCaddyJson, alb: toAlb, 'elb-classic': toElbClassic, cloudfront: toCloudfront, s3: toS3, gcp: toGcp,
 }
 
 /** Whether a format logs time to the second only (its report compares with `combined`'s, not nginx JSON's). */
 export function secondsOnly(format: Format): boolean {
-  return format === 'combined' || format === 'upstreaminfo' || format === 'traefik-clf' || format === 'cloudfront' || format === 'cri' || format.startsWith('datadog')
+  return format === 'combined' || format === 'upstreaminfo' || format === 'traefik-clf' || format === 'cloudfront' || format === 's3' || format === 'cri' || format.startsWith('datadog')
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
@@ -207,7 +208,9 @@ export function renderLog(c: Capture, format: Format, s: Stretch, order: 'oldest
     case 'envoy-json':
     case 'caddy':
     case 'alb':
+    case 'elb-classic':
     case 'cloudfront':
+    case 's3':
     case 'gcp': {
       const write = WRITERS[format]
       out = c.nginx.map((e) => {

@@ -34,13 +34,17 @@ const ratio = (n: number, d: number): number => (d === 0 ? 1 : n / d)
 /** Our failure records joined to the truth's: by request id, else by client, path and the logged second. */
 function join(failures: readonly FailureRecord[], truth: readonly TruthFailure[], s: Stretch): Map<FailureRecord, TruthFailure> {
   const byId = new Map(truth.map((t) => [t.request_id, t]))
-  // An ALB trace id (`Root=1-<time>-<24 hex>`) carries the first 24 hex digits of nginx's request id.
+  // Formats that cannot carry nginx's request id whole carry a part of it (scripts/captures/formats):
+  // an ALB trace id (`Root=1-<time>-<24 hex>`) its first 24 hex digits, an S3 request id its first 16, upper-cased.
   const byTrace = new Map(truth.map((t) => [t.request_id.slice(0, 24), t]))
+  const byS3 = new Map(truth.map((t) => [t.request_id.slice(0, 16).toUpperCase(), t]))
+  const lookup = (id: string): TruthFailure | undefined =>
+    byId.get(id) ?? (id.startsWith('Root=1-') ? byTrace.get(id.slice(id.lastIndexOf('-') + 1)) : /^[0-9A-F]{16}$/.test(id) ? byS3.get(id) : undefined)
   const out = new Map<FailureRecord, TruthFailure>()
   const used = new Set<TruthFailure>()
   for (const f of failures) {
     const id = f.requestId
-    const t = id === undefined ? undefined : id.startsWith('Root=1-') ? byTrace.get(id.slice(id.lastIndexOf('-') + 1)) : byId.get(id)
+    const t = id === undefined ? undefined : lookup(id)
     if (t) {
       out.set(f, t)
       used.add(t)

@@ -2,6 +2,7 @@ import type {ParseOutcome} from '../../model/parse-outcome'
 import {looksLikeAccessLine, parseAccessLine} from '../access-line'
 import {looksLikeNginxJson, parseNginxJson} from '../nginx-json'
 import {albLog, cloudfrontLog} from './aws'
+import {elbClassicLog, s3AccessLog} from './aws-legacy'
 import {caddyJson} from './caddy'
 import {envoyJson, envoyText} from './envoy'
 import {gcpHttpLoadBalancer} from './gcp'
@@ -28,7 +29,7 @@ export const nginxJson: JsonFormat = {
 }
 
 /** Every text format, nginx last: the others are told apart by their first characters or their tail. */
-export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, albLog, cloudfrontLog, traefikClf, nginxText]
+export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, albLog, elbClassicLog, cloudfrontLog, s3AccessLog, traefikClf, nginxText]
 /** Every JSON format after nginx's own (Datadog's are read in normalize/datadog). */
 export const JSON_FORMATS: readonly JsonFormat[] = [nginxJson, traefikJson, envoyJson, caddyJson, gcpHttpLoadBalancer]
 
@@ -36,7 +37,8 @@ const LBRACK = 91
 
 /**
  * One text access line in whichever format it is. Formats are told apart cheaply: Envoy's starts
- * with `[`, ALB's with its request type and an ISO time, CloudFront's with a date and a tab; a line
+ * with `[`, ALB's with its request type and an ISO time, Classic ELB's with an ISO time and the
+ * balancer's name, CloudFront's with a date and a tab, S3's with a 64-hex owner id; a line
  * nginx reads whose tail is Traefik's (`… 42 "router" "http://pod" 3ms`) is Traefik's.
  */
 export function parseTextLine(line: string): ParseOutcome {
@@ -61,7 +63,9 @@ export function textFormatOf(line: string): TextFormat {
   const c = line.charCodeAt(0)
   if (c === LBRACK || line.startsWith('ACCESS [')) return envoyText.looksLike(line) ? envoyText : nginxText
   if (albLog.looksLike(line)) return albLog
+  if (elbClassicLog.looksLike(line)) return elbClassicLog
   if (cloudfrontLog.looksLike(line)) return cloudfrontLog
+  if (s3AccessLog.looksLike(line)) return s3AccessLog
   if ((line.endsWith('ms') || line.endsWith('ms\r')) && traefikClf.looksLike(line)) return traefikClf
   return nginxText
 }
@@ -70,4 +74,10 @@ export function textFormatOf(line: string): TextFormat {
 export function jsonFormatOf(obj: Record<string, unknown>): JsonFormat | undefined {
   for (const f of JSON_FORMATS) if (f.looksLike(obj)) return f
   return undefined
+}
+
+/** The text format of this id (a wrapper's prefix, `cri/`, `docker/`, left out), or undefined. */
+export function textFormatById(id: string | undefined): TextFormat | undefined {
+  const bare = id?.slice(id.lastIndexOf('/') + 1)
+  return TEXT_FORMATS.find((f) => f.id === bare)
 }

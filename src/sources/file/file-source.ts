@@ -2,8 +2,9 @@ import type {AccessEvent} from '../../model/access-event'
 import type {ParseOutcome} from '../../model/parse-outcome'
 import type {Rejection} from '../../model/rejection'
 import {looksLikeAccessLine} from '../../normalize/access-line'
+import {elbClassicLog} from '../../normalize/formats/aws-legacy'
 import {unwrapCri} from '../../normalize/formats/container'
-import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatOf} from '../../normalize/formats'
+import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatById, textFormatOf} from '../../normalize/formats'
 import {normalizeDatadog} from '../../normalize/datadog'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {InputError} from '../errors'
@@ -110,7 +111,8 @@ export class FileSource implements RecordSource {
   }
 
   private async *lineBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
-    const ctx: LineContext = {}
+    // A line no format claims is told against the file's format (an S3 line with a shortened owner id).
+    const ctx: LineContext = {last: textFormatById(this.stats.format)}
     for await (const chunk of source) {
       const events: AccessEvent[] = []
       const rejections: Rejection[] = []
@@ -272,7 +274,7 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
 
 /** A text line in one of the access-log formats, bare or in a container wrapper (CRI, kubectl --timestamps). */
 function looksLikeRecordLine(text: string): boolean {
-  const cri = unwrapCri(text)
+  const cri = elbClassicLog.looksLike(text) ? undefined : unwrapCri(text)
   const line = cri ? cri.line.trim() : text
   if (cri && line.startsWith('{')) return parsesAsRecords(line)
   return looksLikeAccessLine(line) || textFormatOf(line) !== nginxText

@@ -5,6 +5,7 @@ import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/con
 import {jsonFormatOf, marked, nginxText, parseJsonRecord, textFormatOf} from '../../normalize/formats'
 import {looksLikeAccessLine} from '../../normalize/access-line'
 import {cloudfrontWithFields} from '../../normalize/formats/aws'
+import {elbClassicLog} from '../../normalize/formats/aws-legacy'
 import {envoyText} from '../../normalize/formats/envoy'
 import type {TextFormat} from '../../normalize/formats/types'
 import {parseNginxJson} from '../../normalize/nginx-json'
@@ -78,7 +79,7 @@ export function lineFormat(text: string): string | undefined {
     }
     return jsonFormatOf(first)?.id
   }
-  const cri = isDigitCode(t.charCodeAt(0)) ? unwrapCri(t) : undefined
+  const cri = isDigitCode(t.charCodeAt(0)) && !elbClassicLog.looksLike(t) ? unwrapCri(t) : undefined
   if (cri) {
     const inner = lineFormat(cri.line)
     return inner === undefined ? undefined : `cri/${inner}`
@@ -116,7 +117,7 @@ export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineCo
   if (isBinary(text)) return [{ok: false, reason: 'binary', detail: 'binary data'}]
   if (isJsonScalar(text)) return [{ok: false, reason: 'not-an-object', detail: 'a JSON value where a log record was expected'}]
   const t = text.trim()
-  const cri = isDigitCode(t.charCodeAt(0)) ? unwrapCri(t) : undefined
+  const cri = isDigitCode(t.charCodeAt(0)) && !elbClassicLog.looksLike(t) ? unwrapCri(t) : undefined
   if (cri) return unwrapped(cri, opts, ctx)
   const out = textLine(t, ctx)
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
