@@ -13,6 +13,9 @@ import {toCaddyJson} from './formats/caddy'
 import type {CaptureRecord} from './formats/capture-record'
 import {toEnvoy, toEnvoyJson, toIstio} from './formats/envoy'
 import {toGcp} from './formats/gcp'
+import {GCS_HEADER, toGcsRow} from './formats/gcs'
+import {toSquid} from './formats/squid'
+import {toW3c, w3cHeader} from './formats/w3c'
 import {toTraefikClf, toTraefikJson} from './formats/traefik'
 
 export const CAPTURES = ['rr-3', 'sticky', 'keep-old-assets', 'two-deploys', 'mode-404', 'lazy-stale'] as const
@@ -109,7 +112,7 @@ export function stretchOf(c: Capture, factor: number): Stretch {
   return {factor, t0, ms, iso: (text) => new Date(ms(Date.parse(text))).toISOString()}
 }
 
-export type Format = 'nginx-json' | 'combined' | 'upstreaminfo' | 'datadog-page' | 'datadog-ndjson' | ProxyFormat
+export type Format = 'nginx-json' | 'nginx-json-no-upstream' | 'combined' | 'upstreaminfo' | 'datadog-page' | 'datadog-ndjson' | ProxyFormat
 /** The formats nginx and Datadog wrote (the capture's own files). */
 export const FORMATS: readonly Format[] = ['nginx-json', 'combined', 'upstreaminfo', 'datadog-page', 'datadog-ndjson']
 
@@ -118,17 +121,17 @@ export const FORMATS: readonly Format[] = ['nginx-json', 'combined', 'upstreamin
  * ./formats, each following its format's documentation), and in container wrappers: nginx JSON
  * in Docker json-file records, upstreaminfo lines in CRI records.
  */
-export type ProxyFormat = 'traefik-clf' | 'traefik-json' | 'envoy' | 'istio' | 'envoy-json' | 'caddy' | 'alb' | 'elb-classic' | 'cloudfront' | 's3' | 'gcp' | 'docker' | 'cri'
-export const PROXY_FORMATS: readonly ProxyFormat[] = ['traefik-clf', 'traefik-json', 'envoy', 'istio', 'envoy-json', 'caddy', 'alb', 'elb-classic', 'cloudfront', 's3', 'gcp', 'docker', 'cri']
+export type ProxyFormat = 'traefik-clf' | 'traefik-json' | 'envoy' | 'istio' | 'envoy-json' | 'caddy' | 'alb' | 'elb-classic' | 'cloudfront' | 's3' | 'gcp' | 'gcs' | 'w3c' | 'squid' | 'docker' | 'cri'
+export const PROXY_FORMATS: readonly ProxyFormat[] = ['traefik-clf', 'traefik-json', 'envoy', 'istio', 'envoy-json', 'caddy', 'alb', 'elb-classic', 'cloudfront', 's3', 'gcp', 'gcs', 'w3c', 'squid', 'docker', 'cri']
 
-const WRITERS: Record<Exclude<ProxyFormat, 'docker' | 'cri'>, (r: CaptureRecord) => string> = {
+const WRITERS: Record<Exclude<ProxyFormat, 'docker' | 'cri' | 'gcs' | 'w3c'>, (r: CaptureRecord) => string> = {
   'traefik-clf': (r) => toTraefikClf(r), 'traefik-json': (r) => toTraefikJson(r), envoy: toEnvoy, istio: toIstio, 'envoy-json': toEnvoyJson,
-  caddy: toCaddyJson, alb: toAlb, 'elb-classic': toElbClassic, cloudfront: toCloudfront, s3: toS3, gcp: toGcp,
+  caddy: toCaddyJson, alb: toAlb, 'elb-classic': toElbClassic, cloudfront: toCloudfront, s3: toS3, gcp: toGcp, squid: toSquid,
 }
 
 /** Whether a format logs time to the second only (its report compares with `combined`'s, not nginx JSON's). */
 export function secondsOnly(format: Format): boolean {
-  return format === 'combined' || format === 'upstreaminfo' || format === 'traefik-clf' || format === 'cloudfront' || format === 's3' || format === 'cri' || format.startsWith('datadog')
+  return format === 'combined' || format === 'upstreaminfo' || format === 'traefik-clf' || format === 'cloudfront' || format === 's3' || format === 'w3c' || format === 'cri' || format.startsWith('datadog')
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
@@ -163,10 +166,23 @@ function combinedTimes(c: Capture): number[] {
   })
 }
 
+/** The capture's nginx JSON records, time stretched, as the writers of ./formats take them. */
+function stretched(c: Capture, s: Stretch): CaptureRecord[] {
+  return c.nginx.map((e) => {
+    const t = s.ms(Math.round(e.msec * 1000))
+    return {...e, time_iso8601: new Date(t).toISOString().replace('Z', '+00:00'), msec: Number((t / 1000).toFixed(3))} as unknown as CaptureRecord
+  })
+}
+
 /** The capture's access log in one format, time stretched, oldest first (as written) or newest first. */
 export function renderLog(c: Capture, format: Format, s: Stretch, order: 'oldest-first' | 'newest-first'): string {
   let out: string[]
   switch (format) {
+    case 'nginx-json-no-upstream':
+      // What a log that names no pod (a bucket, an edge) holds of the same requests, at nginx's resolution.
+      out = renderLog(c, 'nginx-json', s, 'oldest-first').split('\n').filter((l) => l !== '')
+        .map((l) => JSON.stringify({...(JSON.parse(l) as NginxJson), upstream_addr: '', upstream_status: ''}))
+      break
     case 'nginx-json':
       out = c.nginx.map((e) => {
         const t = s.ms(Math.round(e.msec * 1000))
@@ -211,13 +227,19 @@ export function renderLog(c: Capture, format: Format, s: Stretch, order: 'oldest
     case 'elb-classic':
     case 'cloudfront':
     case 's3':
+    case 'squid':
     case 'gcp': {
       const write = WRITERS[format]
-      out = c.nginx.map((e) => {
-        const t = s.ms(Math.round(e.msec * 1000))
-        return write({...e, time_iso8601: new Date(t).toISOString().replace('Z', '+00:00'), msec: Number((t / 1000).toFixed(3))} as unknown as CaptureRecord)
-      })
+      out = stretched(c, s).map(write)
       break
+    }
+    case 'w3c':
+    case 'gcs': {
+      // A file of its own kind: IIS opens it with its header block, a usage log with its CSV header.
+      const records = stretched(c, s)
+      const rows = records.map(format === 'w3c' ? toW3c : toGcsRow)
+      const head = format === 'w3c' ? w3cHeader(records[0] as CaptureRecord) : GCS_HEADER
+      return `${head}\n${(order === 'newest-first' ? rows.reverse() : rows).join('\n')}\n`
     }
     case 'datadog-page':
     case 'datadog-ndjson': {

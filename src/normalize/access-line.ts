@@ -537,6 +537,17 @@ function scanHeadGeneral(s: string, end: number): number {
     }
     from = close + 1
   }
+  // Three plain words before the time are Common Log Format's `%h %l %u` (an ident that is not `-`:
+  // `127.0.0.1 bob frank [`, `127.0.0.1 192.168.0.1 - [`): the client is the first.
+  if (s.charCodeAt(0) !== QUOTE) {
+    const head = s.slice(0, bracket)
+    const words = head.split(' ')
+    if (words.length === 3 && words.every((w) => w !== '' && !w.endsWith(',') && w.indexOf('"') === -1)) {
+      hClient = words[0]
+      hAddrEnd = 0
+      return hTimeEnd + 2
+    }
+  }
   // The ` - ` that ends the addresses (the user, possibly `-` or empty, follows it).
   let dash = -1
   for (let i = 0; i < bracket; i++) {
@@ -803,7 +814,15 @@ export function parseAccessLine(line: string): ParseOutcome {
   if (i === ra || rs.charCodeAt(i) !== SP) return reject('missing-path', `request is not "METHOD TARGET": ${snippet(rs, ra, rb)}`)
   const method = rs.slice(ra, i)
   while (rs.charCodeAt(i) === SP) i++
-  const targetEnd = tokenEnd(rs, i, rb)
+  // The target runs to the protocol: a raw space inside it (escape=none, `GET /a[ ]b HTTP/1.1`) is part of it.
+  let targetEnd = tokenEnd(rs, i, rb)
+  if (targetEnd < rb) {
+    const lastSp = rs.lastIndexOf(' ', rb - 1)
+    if (lastSp > targetEnd && rs.startsWith('HTTP/', lastSp + 1)) {
+      targetEnd = lastSp
+      while (rs.charCodeAt(targetEnd - 1) === SP) targetEnd--
+    }
+  }
   if (!scanTarget(rs, i, targetEnd)) return reject('missing-path', `request target is not a path: ${snippet(rs, i, targetEnd)}`)
   const path = tPathEnd > tPathStart ? rs.slice(tPathStart, tPathEnd) : '/'
   // The Host as nginx's $host gives it: without a port.

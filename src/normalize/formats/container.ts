@@ -16,6 +16,8 @@
 export interface Wrapped {
   line: string
   partial: boolean
+  /** `stdout` or `stderr`: the parts of a split line come on one stream. */
+  stream?: string
 }
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57
@@ -44,7 +46,7 @@ export function unwrapCri(s: string): Wrapped | undefined {
     // The tag field is `F` or `P`, possibly with more tags after a colon in future versions.
     if ((tag === 70 || tag === 80) && (rest.charCodeAt(stream.length + 1) === 32 || rest.charCodeAt(stream.length + 1) === 58)) {
       const sp = rest.indexOf(' ', stream.length)
-      return {line: sp < 0 ? '' : rest.slice(sp + 1), partial: tag === 80}
+      return {line: sp < 0 ? '' : rest.slice(sp + 1), partial: tag === 80, stream: stream.trim()}
     }
   }
   return {line: rest, partial: false}
@@ -55,6 +57,7 @@ export function unwrapDocker(obj: Record<string, unknown>): Wrapped | undefined 
   const log = obj['log']
   if (typeof log !== 'string' || typeof obj['stream'] !== 'string' || !('time' in obj)) return undefined
   // Every full line ends with its newline; a line the daemon split (over 16 KB) does not.
-  if (log.endsWith('\n')) return {line: log.slice(0, log.endsWith('\r\n') ? -2 : -1), partial: false}
-  return {line: log, partial: true}
+  const stream = obj['stream'] as string
+  if (log.endsWith('\n')) return {line: log.slice(0, log.endsWith('\r\n') ? -2 : -1), partial: false, stream}
+  return {line: log, partial: true, stream}
 }

@@ -1,5 +1,5 @@
 import type {AccessFields, ParseOutcome} from '../../model'
-import {parseIsoTime, splitTarget} from '../access-line'
+import {parseIsoTime, splitTarget, stripPort} from '../access-line'
 import type {JsonFormat, TextFormat} from './types'
 import {isAlpha, isDigit, reject, show, snippet} from '../text'
 
@@ -105,7 +105,8 @@ function addressIp(a: string): string | undefined {
 function firstForwarded(xff: string): string | undefined {
   const comma = xff.indexOf(',')
   const first = (comma < 0 ? xff : xff.slice(0, comma)).trim()
-  return first === '' || first === '-' ? undefined : first
+  // `[v6]` and `[v6]:port`, `v4:port` entries name the address alone.
+  return first === '' || first === '-' ? undefined : addressIp(first) ?? first
 }
 
 /** %UPSTREAM_HOST% as `ip:port`: `tcp://` dropped; other schemes (Envoy internal listeners) are not pods. */
@@ -328,8 +329,9 @@ export function parseEnvoyLine(line: string): ParseOutcome {
   const upstream = upstreamHost === undefined ? undefined : upstreamAddress(upstreamHost)
   if (upstream !== undefined) event.upstream = upstream
   if (cluster !== undefined) event.upstreamName = cluster
+  // The Host as nginx's $host gives it: without a port.
   const vhost = authority ?? split.host
-  if (vhost !== undefined) event.vhost = vhost
+  if (vhost !== undefined) event.vhost = stripPort(vhost)
   return {ok: true, event}
 }
 
@@ -473,7 +475,7 @@ export function parseEnvoyJson(obj: Record<string, unknown>): ParseOutcome {
   const cluster = optString(obj, ['upstream_cluster'])
   if (cluster !== undefined) event.upstreamName = cluster
   const vhost = optString(obj, AUTHORITY_KEYS) ?? split.host
-  if (vhost !== undefined) event.vhost = vhost
+  if (vhost !== undefined) event.vhost = stripPort(vhost)
   return {ok: true, event}
 }
 

@@ -14,16 +14,15 @@ import type {TextFormat} from './types'
  *
  * Bytes (`sc-bytes`, "Bytes Sent: The number of bytes that the server sent", W3C Extended Log
  * File Format, IIS docs, https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2003/cc786596(v=ws.10)):
- * what HTTP.sys wrote to the connection, status line and headers included, so every W3C parser
- * declares `bytes: 'response'`. The docs do not spell out the headers; the logs do: lnav's real
- * IIS 8.5 sample (test/logfile_w3c_big.0) logs its `/` page at 960, 979 and 984 bytes, one body
- * with header blocks of three lengths, and a 200 whose client went away (sc-win32-status 64) at 0.
+ * all the bytes the server sent for the request, status line and headers included, so every W3C
+ * parser declares `bytes: 'response'`. The docs say "sent", not "body", but do not spell out the
+ * headers, and no sample here settles it (lnav's real IIS 8.5 log has no 304; its `/` page comes
+ * at 960, 979 and 984 bytes, which a varying header block or a dynamic page would both explain).
  *
  * IIS's default field set has no `sc-bytes` (it must be ticked in IIS Manager; Azure App Service
  * logs it). A log without it gives every record bytes 0: it cannot show a shell's length, so
- * skewscan learns no build from it (a shell is learned from a length above 0) and can only count
- * failures by path and status. The kind stays `response` for it too: one format, one kind, and a
- * 0 is no length of either kind.
+ * skewscan learns no build from it (a shell's build is learned from a length above 0). The kind
+ * stays `response` for it too: one format, one kind, and a 0 is no length of either kind.
  *
  * No upstream (IIS is the origin) and no request id (IIS logs none). Scanners work on char codes
  * without regexes (linear on hostile input) and never throw. No state outlives a call: the field

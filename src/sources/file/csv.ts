@@ -35,8 +35,13 @@ export function csvColumns(header: readonly string[]): CsvColumns | undefined {
 }
 
 /** True when a first line reads as a Log Explorer CSV header. */
+/** The cells of a header line, unquoted (header names hold no commas). */
+export function csvCells(line: string): string[] {
+  return line.replace(/^\uFEFF/, '').split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'))
+}
+
 export function looksLikeCsvHeader(line: string): boolean {
-  const cells = line.replace(/^\uFEFF/, '').split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1').toLowerCase())
+  const cells = csvCells(line).map((c) => c.toLowerCase())
   if (cells.length < 2 || !cells.some((c) => TIME_NAMES.has(c))) return false
   return cells.some((c) => MESSAGE_NAMES.has(c) || c.startsWith('@') || c === 'host' || c === 'service')
 }

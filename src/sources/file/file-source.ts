@@ -6,15 +6,16 @@ import {elbClassicLog} from '../../normalize/formats/aws-legacy'
 import {unwrapCri} from '../../normalize/formats/container'
 import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatById, textFormatOf} from '../../normalize/formats'
 import {normalizeDatadog} from '../../normalize/datadog'
-import type {NormalizeOptions} from '../../normalize/fields'
+import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {InputError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
-import {csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
+import {GCS_USAGE, isGcsUsageHeader, parseGcsUsageRow} from '../../normalize/formats/gcs'
+import {csvCells, csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
 import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
-import {type LineSink, takeLine} from './line-range'
+import {type LineSink, takeLine, UNFINISHED} from './line-range'
 import {openInput} from './open'
-import {isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf} from './records'
+import {isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf, unfinishedParts} from './records'
 import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
@@ -28,7 +29,7 @@ export const ACCEPTED_FORMATS = [
   'Datadog legacy v1 {"logs":[...]} responses',
   'Datadog Log Explorer CSV exports (Date, Host, Service, Content/Message, @attribute columns)',
   'Datadog events whose message holds a raw access line',
-  ...[...TEXT_FORMATS, ...JSON_FORMATS].map((f) => f.name),
+  ...[...TEXT_FORMATS, ...JSON_FORMATS, GCS_USAGE].map((f) => f.name),
   'any of these lines in Docker json-file records or CRI container logs (/var/log/containers, kubectl logs --timestamps)',
 ]
 
@@ -113,6 +114,7 @@ export class FileSource implements RecordSource {
   private async *lineBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
     // A line no format claims is told against the file's format (an S3 line with a shortened owner id).
     const ctx: LineContext = {last: textFormatById(this.stats.format)}
+    let last = 0
     for await (const chunk of source) {
       const events: AccessEvent[] = []
       const rejections: Rejection[] = []
@@ -121,8 +123,11 @@ export class FileSource implements RecordSource {
         reject: (reason, line, detail) => rejections.push(this.reject(reason, line, detail)),
       }
       for (const l of chunk) takeLine(l.text, l.line, l.tooLong === true, this.opts, sink, ctx)
+      last = chunk.at(-1)?.line ?? last
       yield this.batchOf(events, rejections)
     }
+    const open = unfinishedParts(ctx)
+    if (open > 0) yield this.batchOf([], Array.from({length: open}, () => this.reject('truncated-input', last, UNFINISHED)))
   }
 
   /** Batches the workers parsed, counted into the file's figures. */
@@ -184,21 +189,34 @@ export class FileSource implements RecordSource {
       }
     })()
     let columns: ReturnType<typeof csvColumns>
+    /** A Google Cloud Storage usage log's header: its rows are read by name. */
+    let gcsHeader: string[] | undefined
     let width = 0
     let events: AccessEvent[] = []
     for await (const rec of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
       if (rec.record.every((cell) => cell.trim() === '')) continue
-      if (!columns) {
+      if (!columns && !gcsHeader) {
+        width = rec.record.length
+        if (isGcsUsageHeader(rec.record)) {
+          gcsHeader = rec.record
+          this.stats.format = GCS_USAGE.id
+          continue
+        }
         columns = csvColumns(rec.record)
         if (!columns) throw new InputError(`${this.displayName}: CSV header has no Date/Timestamp column`, this.displayName)
-        width = rec.record.length
         continue
       }
       if (rec.record.length !== width) {
         rejections.push(this.reject('bad-csv-row', rec.info.lines, `${rec.record.length} cells where the header has ${width}`))
         continue
       }
-      this.collect(normalizeDatadog(csvRowToLog(rec.record, columns), this.opts), rec.info.lines, events, rejections)
+      if (gcsHeader) {
+        const row = Object.fromEntries(gcsHeader.map((name, k) => [name, rec.record[k] ?? '']))
+        const out = parseGcsUsageRow(row)
+        this.collect(out.ok ? {ok: true, event: applyMapping(out.event, {attributes: row}, this.opts)} : out, rec.info.lines, events, rejections)
+      } else {
+        this.collect(normalizeDatadog(csvRowToLog(rec.record, columns as NonNullable<typeof columns>), this.opts), rec.info.lines, events, rejections)
+      }
       if (events.length >= 1000) {
         yield this.batchOf(events, rejections.splice(0))
         events = []
@@ -244,7 +262,7 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   const nonEmpty = head.filter((l) => !l.tooLong && l.text.trim() !== '')
   const first = nonEmpty[0]?.text.replace(/^\uFEFF/, '').trim()
   if (first === undefined) return undefined
-  if (looksLikeCsvHeader(first)) return 'csv'
+  if (looksLikeCsvHeader(first) || isGcsUsageHeader(csvCells(first))) return 'csv'
   // Envoy's lines start with `[time]`: text, though the first character opens a JSON array.
   if (first.startsWith('[') && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'
   const json = first.startsWith('{') || first.startsWith('[')

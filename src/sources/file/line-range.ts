@@ -4,7 +4,10 @@ import type {RejectReason} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {MAX_LINE} from './lines'
 import {EventPacker} from '../parallel/event-codec'
-import {type LineContext, normalizeLine} from './records'
+import {type LineContext, normalizeLine, unfinishedParts} from './records'
+
+/** Said of a line a container runtime split when its last part is not there. */
+export const UNFINISHED = 'a line the container runtime split ends before its last part'
 
 /** Where the records of one text line go. */
 export interface LineSink {
@@ -193,6 +196,11 @@ function packing(opts: NormalizeOptions, read: (take: (text: string, line: numbe
   }
   // What a line tells about the next ones (a #Fields order, a container line's first parts) holds within the range.
   const ctx: LineContext = {}
-  const lines = read((text, line, tooLong) => takeLine(text, line, tooLong, opts, sink, ctx))
+  let last = 0
+  const lines = read((text, line, tooLong) => {
+    last = line
+    takeLine(text, line, tooLong, opts, sink, ctx)
+  })
+  for (let k = unfinishedParts(ctx); k > 0; k--) rejections.push({reason: 'truncated-input', line: last, detail: UNFINISHED})
   return {buffer: packer.finish(spares), rejections, lines}
 }

@@ -5,6 +5,7 @@ import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/con
 import {jsonFormatOf, marked, nginxText, parseJsonRecord, textFormatOf} from '../../normalize/formats'
 import {looksLikeAccessLine} from '../../normalize/access-line'
 import {cloudfrontWithFields} from '../../normalize/formats/aws'
+import {w3cWithFields} from '../../normalize/formats/w3c'
 import {elbClassicLog} from '../../normalize/formats/aws-legacy'
 import {envoyText} from '../../normalize/formats/envoy'
 import type {TextFormat} from '../../normalize/formats/types'
@@ -95,9 +96,8 @@ export function lineFormat(text: string): string | undefined {
  */
 export interface LineContext {
   text?: TextFormat
-  /** The parts so far of a line a container runtime split (CRI `P` records, Docker records without a newline). */
-  parts?: string[]
-  partsLength?: number
+  /** The parts so far of lines a container runtime split (CRI `P` records, Docker records without a newline), per stream. */
+  parts?: Map<string, {texts: string[]; length: number; line?: number}>
   /** The format the file's lines were last read in: what a line no format claims is told against. */
   last?: TextFormat
 }
@@ -110,6 +110,8 @@ export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineCo
     try {
       value = JSON.parse(text)
     } catch {
+      // `[Mon Dec 01 …] [error] …` (an error log) opens with a bracket but was never JSON.
+      if (first === '[' && !/^\s*\[\s*([[{"\d\-\]]|true|false|null)/.test(text)) return [{ok: false, reason: 'unparsed-message', detail: 'not an access line (a bracketed prefix, not JSON)'}]
       return [{ok: false, reason: 'invalid-json', detail: 'the line is not valid JSON'}]
     }
     return recordsOf(value).flatMap((r) => objectOutcomes(r, opts, ctx))
@@ -132,7 +134,8 @@ const isDigitCode = (c: number): boolean => c >= 48 && c <= 57
 /** A text line, in the format the file's context names, else whichever claims it. */
 function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
   if (ctx && line.startsWith('#Fields:')) {
-    const ordered = cloudfrontWithFields(line)
+    // CloudFront's fields are `x-edge-…` and friends; any other `#Fields:` line is W3C's (IIS).
+    const ordered = /\bx-edge-/.test(line) ? cloudfrontWithFields(line) : w3cWithFields(line)
     if (ordered) ctx.text = ordered
   }
   if (ctx?.text) return marked(ctx.text, line)
@@ -143,6 +146,11 @@ function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
   // A line of an ALB file that no format claims is told why it is no ALB line, not why it is no nginx one.
   else if (f === nginxText && out.reason === 'unparsed-message' && ctx.last && ctx.last !== nginxText) return marked(ctx.last, line)
   return out
+}
+
+/** Lines a container runtime split whose last part never came (the file, or the range read, ended first). */
+export function unfinishedParts(ctx: LineContext): number {
+  return ctx.parts?.size ?? 0
 }
 
 /** A split line's parts are joined up to this length (what a line file allows). */
@@ -157,21 +165,23 @@ const MAX_JOINED = 16 * 1024 * 1024
 function unwrapped(w: Wrapped, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome[] {
   if (w.partial) {
     if (!ctx) return [{ok: false, reason: 'unparsed-message', detail: 'a part of a line the container runtime split, read without its other parts'}]
-    const length = (ctx.partsLength ?? 0) + w.line.length
-    if (length > MAX_JOINED) {
-      ctx.parts = undefined
-      ctx.partsLength = 0
+    const parts = (ctx.parts ??= new Map())
+    const key = w.stream ?? ''
+    const open = parts.get(key) ?? {texts: [], length: 0}
+    open.length += w.line.length
+    if (open.length > MAX_JOINED) {
+      parts.delete(key)
       return [{ok: false, reason: 'line-too-long', detail: `a split container line longer than ${MAX_JOINED} characters`}]
     }
-    ;(ctx.parts ??= []).push(w.line)
-    ctx.partsLength = length
+    open.texts.push(w.line)
+    parts.set(key, open)
     return []
   }
   let whole = w.line
-  if (ctx?.parts) {
-    whole = ctx.parts.join('') + w.line
-    ctx.parts = undefined
-    ctx.partsLength = 0
+  const open = ctx?.parts?.get(w.stream ?? '')
+  if (open) {
+    whole = open.texts.join('') + w.line
+    ctx?.parts?.delete(w.stream ?? '')
   }
   return [wrappedRecord(whole, opts, ctx)]
 }
