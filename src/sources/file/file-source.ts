@@ -114,7 +114,6 @@ export class FileSource implements RecordSource {
   private async *lineBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
     // A line no format claims is told against the file's format (an S3 line with a shortened owner id).
     const ctx: LineContext = {last: textFormatById(this.stats.format)}
-    let last = 0
     for await (const chunk of source) {
       const events: AccessEvent[] = []
       const rejections: Rejection[] = []
@@ -123,11 +122,10 @@ export class FileSource implements RecordSource {
         reject: (reason, line, detail) => rejections.push(this.reject(reason, line, detail)),
       }
       for (const l of chunk) takeLine(l.text, l.line, l.tooLong === true, this.opts, sink, ctx)
-      last = chunk.at(-1)?.line ?? last
       yield this.batchOf(events, rejections)
     }
     const open = unfinishedParts(ctx)
-    if (open > 0) yield this.batchOf([], Array.from({length: open}, () => this.reject('truncated-input', last, UNFINISHED)))
+    if (open.length > 0) yield this.batchOf([], open.map((line) => this.reject('truncated-input', line, UNFINISHED)))
   }
 
   /** Batches the workers parsed, counted into the file's figures. */

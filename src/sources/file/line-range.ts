@@ -26,6 +26,7 @@ export function takeLine(text: string, line: number, tooLong: boolean, opts: Nor
     return
   }
   if (text.trim() === '') return
+  if (ctx) ctx.line = line
   for (const out of normalizeLine(text, opts, ctx)) {
     if (out.ok) sink.event(out.event, line)
     else sink.reject(out.reason, line, out.detail)
@@ -196,11 +197,7 @@ function packing(opts: NormalizeOptions, read: (take: (text: string, line: numbe
   }
   // What a line tells about the next ones (a #Fields order, a container line's first parts) holds within the range.
   const ctx: LineContext = {}
-  let last = 0
-  const lines = read((text, line, tooLong) => {
-    last = line
-    takeLine(text, line, tooLong, opts, sink, ctx)
-  })
-  for (let k = unfinishedParts(ctx); k > 0; k--) rejections.push({reason: 'truncated-input', line: last, detail: UNFINISHED})
+  const lines = read((text, line, tooLong) => takeLine(text, line, tooLong, opts, sink, ctx))
+  for (const line of unfinishedParts(ctx)) rejections.push({reason: 'truncated-input', line, detail: UNFINISHED})
   return {buffer: packer.finish(spares), rejections, lines}
 }

@@ -96,8 +96,10 @@ export function lineFormat(text: string): string | undefined {
  */
 export interface LineContext {
   text?: TextFormat
-  /** The parts so far of lines a container runtime split (CRI `P` records, Docker records without a newline), per stream. */
-  parts?: Map<string, {texts: string[]; length: number; line?: number}>
+  /** The parts so far of lines a container runtime split (CRI `P` records, Docker records without a newline), per stream, and the line of the first. */
+  parts?: Map<string, {texts: string[]; length: number; line: number}>
+  /** The line being read (set by the reader). */
+  line?: number
   /** The format the file's lines were last read in: what a line no format claims is told against. */
   last?: TextFormat
 }
@@ -148,9 +150,9 @@ function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
   return out
 }
 
-/** Lines a container runtime split whose last part never came (the file, or the range read, ended first). */
-export function unfinishedParts(ctx: LineContext): number {
-  return ctx.parts?.size ?? 0
+/** Where lines a container runtime split begin whose last part never came (the file, or the range read, ended first). */
+export function unfinishedParts(ctx: LineContext): number[] {
+  return [...(ctx.parts?.values() ?? [])].map((p) => p.line).sort((a, b) => a - b)
 }
 
 /** A split line's parts are joined up to this length (what a line file allows). */
@@ -167,7 +169,7 @@ function unwrapped(w: Wrapped, opts: NormalizeOptions, ctx?: LineContext): Parse
     if (!ctx) return [{ok: false, reason: 'unparsed-message', detail: 'a part of a line the container runtime split, read without its other parts'}]
     const parts = (ctx.parts ??= new Map())
     const key = w.stream ?? ''
-    const open = parts.get(key) ?? {texts: [], length: 0}
+    const open = parts.get(key) ?? {texts: [], length: 0, line: ctx.line ?? 0}
     open.length += w.line.length
     if (open.length > MAX_JOINED) {
       parts.delete(key)
