@@ -67,3 +67,61 @@ export function bytesToString(bytes: readonly number[]): string {
   for (let k = 0; k < bytes.length; k += 4096) out += String.fromCharCode(...bytes.slice(k, k + 4096))
   return out
 }
+
+export function isHex(c: number): boolean {
+  return hexVal(c) >= 0
+}
+
+/** Largest byte count read: beyond it a number is not exact in a double. */
+const MAX_COUNT_DIGITS = 15
+
+/** A three-digit HTTP status 100-999 at s[a, b), or -1. */
+export function statusAt(s: string, a: number, b: number): number {
+  if (b - a !== 3) return -1
+  const x = s.charCodeAt(a)
+  const y = s.charCodeAt(a + 1)
+  const z = s.charCodeAt(a + 2)
+  if (!isDigit(x) || !isDigit(y) || !isDigit(z) || x === 48) return -1
+  return (x - 48) * 100 + (y - 48) * 10 + (z - 48)
+}
+
+/** A non-negative integer (a byte count) at s[a, b), or -1. */
+export function countAt(s: string, a: number, b: number): number {
+  if (b <= a || b - a > MAX_COUNT_DIGITS) return -1
+  let n = 0
+  for (let i = a; i < b; i++) {
+    const c = s.charCodeAt(i)
+    if (!isDigit(c)) return -1
+    n = n * 10 + (c - 48)
+  }
+  return n
+}
+
+/** An IPv4 address, or an IPv6 one (hex and colons, a `%zone` after it allowed), at s[a, b): no port, no brackets. */
+export function isAddressAt(s: string, a: number, b: number): boolean {
+  if (b - a < 2 || b - a > 64) return false
+  let v6 = false
+  for (let i = a; i < b && !v6; i++) v6 = s.charCodeAt(i) === 58
+  if (v6) {
+    let colons = 0
+    for (let i = a; i < b; i++) {
+      const c = s.charCodeAt(i)
+      if (c === 37) return colons >= 2 && i + 1 < b // %zone
+      if (c === 58) colons++
+      else if (c !== 46 && !isHex(c)) return false
+    }
+    return colons >= 2
+  }
+  let dots = 0
+  let digits = 0
+  for (let i = a; i < b; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 46) {
+      if (digits === 0 || digits > 3) return false
+      dots++
+      digits = 0
+    } else if (isDigit(c)) digits++
+    else return false
+  }
+  return dots === 3 && digits > 0 && digits <= 3
+}

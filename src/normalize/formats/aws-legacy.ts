@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget, stripPort} from '../access-line'
 import type {TextFormat} from './types'
+import {countAt, isAlpha, isDigit, isHex, reject, snippet, statusAt} from '../text'
 
 /*
  * The other two AWS access logs an SPA meets: Amazon S3 server access logs (the app served from a
@@ -28,64 +29,12 @@ const COLON = 58
 const LBRACK = 91
 const RBRACK = 93
 
-const MAX_SNIPPET = 40
-/** Largest byte count we accept: beyond this the number is not exact in a double. */
-const MAX_BYTES_DIGITS = 15
 /** The bucket owner and the bucket name are short; a longer head is not an S3 line. */
 const MAX_HEAD_TOKEN = 256
 /** `[06/Feb/2019:00:00:38 +0000]` is 28 chars. */
 const MAX_TIME_FIELD = 40
 /** looksLike reads no further than this. */
 const LOOKS_LIKE_SPAN = 256
-
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
-
-function isHex(c: number): boolean {
-  return isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)
-}
-
-function isAlpha(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
-}
-
-/** A short, printable rendering of s[a, b) for rejection details (never the whole line). */
-function snippet(s: string, a = 0, b = s.length): string {
-  const n = Math.max(0, Math.min(b - a, MAX_SNIPPET))
-  let out = ''
-  for (let i = a; i < a + n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return b - a > n ? `"${out}…"` : `"${out}"`
-}
-
-/** A three-digit HTTP status 100-999 at s[a, b), or -1. */
-function statusAt(s: string, a: number, b: number): number {
-  if (b - a !== 3) return -1
-  const x = s.charCodeAt(a)
-  const y = s.charCodeAt(a + 1)
-  const z = s.charCodeAt(a + 2)
-  if (!isDigit(x) || !isDigit(y) || !isDigit(z) || x === 48) return -1
-  return (x - 48) * 100 + (y - 48) * 10 + (z - 48)
-}
-
-/** A non-negative byte count at s[a, b), or -1. */
-function countAt(s: string, a: number, b: number): number {
-  if (b <= a || b - a > MAX_BYTES_DIGITS) return -1
-  let n = 0
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    if (!isDigit(c)) return -1
-    n = n * 10 + (c - 48)
-  }
-  return n
-}
 
 /** The line's end without a trailing CR. */
 function lineEnd(line: string): number {

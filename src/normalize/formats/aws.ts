@@ -1,7 +1,7 @@
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget} from '../access-line'
 import type {TextFormat} from './types'
-import {bytesToString, hexVal, isDigit, reject, snippet} from '../text'
+import {bytesToString, countAt, hexVal, isDigit, reject, snippet, statusAt} from '../text'
 
 /*
  * AWS access logs: Application Load Balancer (space-separated, some fields quoted) and CloudFront
@@ -33,35 +33,8 @@ const COLON = 58
 const LBRACK = 91
 
 const MAX_SNIPPET = 40
-/** Largest byte count we accept: beyond this the number is not exact in a double. */
-const MAX_BYTES_DIGITS = 15
 /** looksLike reads no further than this. */
 const LOOKS_LIKE_SPAN = 256
-
-
-
-
-/** A three-digit HTTP status 100-999 at s[a, b), or -1. */
-function statusAt(s: string, a: number, b: number): number {
-  if (b - a !== 3) return -1
-  const x = s.charCodeAt(a)
-  const y = s.charCodeAt(a + 1)
-  const z = s.charCodeAt(a + 2)
-  if (!isDigit(x) || !isDigit(y) || !isDigit(z) || x === 48) return -1
-  return (x - 48) * 100 + (y - 48) * 10 + (z - 48)
-}
-
-/** A non-negative byte count at s[a, b), or -1. */
-function countAt(s: string, a: number, b: number): number {
-  if (b <= a || b - a > MAX_BYTES_DIGITS) return -1
-  let n = 0
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    if (!isDigit(c)) return -1
-    n = n * 10 + (c - 48)
-  }
-  return n
-}
 
 /** `host:port` or `[v6]:port` -> the host; a bare host is returned as is. */
 function hostOnly(hostPort: string): string {
@@ -248,9 +221,6 @@ export const albLog: TextFormat = {
 
 // ---------------------------------------------------------------------------------------------
 // CloudFront
-
-
-
 
 /**
  * Decodes a CloudFront-encoded value (user agent, referer). CloudFront percent-encodes them

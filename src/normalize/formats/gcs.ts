@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {splitTarget, stripPort} from '../access-line'
 import type {ByteCount} from './types'
+import {isDigit, reject, snippet} from '../text'
 
 /*
  * Google Cloud Storage usage logs: the hourly CSV objects a bucket with logging on writes to its
@@ -36,29 +37,13 @@ const REQUIRED = ['time_micros', 'c_ip', 'cs_method', 'cs_uri', 'sc_status', 'sc
 /** Cells of a header row: about 17; anything far longer is no usage-log header. */
 const MAX_HEADER_CELLS = 64
 
-const MAX_SNIPPET = 40
 const MAX_BYTES_DIGITS = 15
 /** µs since the epoch: 16 digits until 2286 (and exact in a double until 2255). */
 const MAX_MICROS_DIGITS = 16
 const MAX_METHOD = 32
 
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
 
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
 
-function snippet(s: string): string {
-  const n = Math.min(s.length, MAX_SNIPPET)
-  let out = ''
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return s.length > n ? `"${out}…"` : `"${out}"`
-}
 
 /** A non-negative integer of at most `max` digits, or -1. */
 function integer(s: string, max: number): number {

@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {splitTarget, stripPort} from '../access-line'
 import type {TextFormat} from './types'
+import {countAt, isAddressAt, isDigit, reject, snippet} from '../text'
 
 /*
  * Squid's native access.log (`logformat squid`, the default), as Squid (src/log/FormatSquidNative.cc)
@@ -32,13 +33,9 @@ import type {TextFormat} from './types'
 
 const TAB = 9
 const SP = 32
-const PERCENT = 37
 const DASH = 45
 const DOT = 46
-const COLON = 58
 
-const MAX_SNIPPET = 40
-const MAX_BYTES_DIGITS = 15
 const MAX_METHOD = 32
 /** Fields read: through hierarchy/peer. The content type (the tenth) is not needed. */
 const FIELDS = 9
@@ -50,40 +47,6 @@ const F_BYTES = 4
 const F_METHOD = 5
 const F_URL = 6
 const F_HIER = 8
-
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
-
-function isHex(c: number): boolean {
-  const l = c | 32
-  return isDigit(c) || (l >= 97 && l <= 102)
-}
-
-function snippet(s: string, a = 0, b = s.length): string {
-  const n = Math.min(b - a, MAX_SNIPPET)
-  let out = ''
-  for (let i = a; i < a + n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return b - a > n ? `"${out}…"` : `"${out}"`
-}
-
-function countAt(s: string, a: number, b: number): number {
-  if (b <= a || b - a > MAX_BYTES_DIGITS) return -1
-  let n = 0
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    if (!isDigit(c)) return -1
-    n = n * 10 + (c - 48)
-  }
-  return n
-}
 
 /** Epoch seconds with a fraction (`1286536308.779`) at s[a, b): ms and resolution, or undefined. */
 function epochAt(s: string, a: number, b: number): {time: number; resolutionMs: number} | undefined {
@@ -127,35 +90,6 @@ function isResultCode(s: string, a: number, b: number): boolean {
     if (!((c >= 65 && c <= 90) || c === 95 || isDigit(c))) return false
   }
   return true
-}
-
-/** An IPv4 or IPv6 address at s[a, b) (the peer as Squid prints it: no port, no brackets). */
-function isIpAt(s: string, a: number, b: number): boolean {
-  if (b - a < 2 || b - a > 64) return false
-  let v6 = false
-  for (let i = a; i < b && !v6; i++) v6 = s.charCodeAt(i) === COLON
-  if (v6) {
-    let colons = 0
-    for (let i = a; i < b; i++) {
-      const c = s.charCodeAt(i)
-      if (c === PERCENT) return colons >= 2 && i + 1 < b
-      if (c === COLON) colons++
-      else if (c !== DOT && !isHex(c)) return false
-    }
-    return colons >= 2
-  }
-  let dots = 0
-  let digits = 0
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    if (c === DOT) {
-      if (digits === 0 || digits > 3) return false
-      dots++
-      digits = 0
-    } else if (isDigit(c)) digits++
-    else return false
-  }
-  return dots === 3 && digits > 0 && digits <= 3
 }
 
 /** Splits the first `max` space-separated fields of s[0, end); returns how many there were. */
@@ -225,7 +159,7 @@ function parseSquid(line: string): ParseOutcome {
     userAgent: '',
   }
   const hs = line.indexOf('/', a(F_HIER))
-  if (hs >= 0 && hs < b(F_HIER) && isIpAt(line, hs + 1, b(F_HIER))) event.upstream = line.slice(hs + 1, b(F_HIER))
+  if (hs >= 0 && hs < b(F_HIER) && isAddressAt(line, hs + 1, b(F_HIER))) event.upstream = line.slice(hs + 1, b(F_HIER))
   if (target.host !== undefined) event.vhost = stripPort(target.host)
   event.requestTime = elapsed / 1000
   return {ok: true, event}

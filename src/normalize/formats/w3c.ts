@@ -1,6 +1,7 @@
-import type {AccessFields, ParseOutcome, RejectReason} from '../../model'
+import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget, stripPort} from '../access-line'
 import type {TextFormat} from './types'
+import {countAt, isAddressAt, isDigit, reject, snippet, statusAt} from '../text'
 
 /*
  * W3C extended log format as IIS writes it (and Azure App Service, whose web server logs are IIS
@@ -32,65 +33,14 @@ import type {TextFormat} from './types'
 const TAB = 9
 const SP = 32
 const HASH = 35
-const PERCENT = 37
 const DASH = 45
-const DOT = 46
 const SLASH = 47
 const COLON = 58
 
-const MAX_SNIPPET = 40
-/** Largest byte count we accept: beyond this the number is not exact in a double. */
-const MAX_BYTES_DIGITS = 15
 /** looksLike reads no further than this. */
 const LOOKS_LIKE_SPAN = 1024
 /** A method longer than this is no HTTP method (WebDAV's longest is 16). */
 const MAX_METHOD = 32
-
-function reject(reason: RejectReason, detail: string): ParseOutcome {
-  return {ok: false, reason, detail}
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57
-}
-
-function isHex(c: number): boolean {
-  const l = c | 32
-  return isDigit(c) || (l >= 97 && l <= 102)
-}
-
-/** A short, printable rendering of s[a, b) for rejection details (never the whole line). */
-function snippet(s: string, a = 0, b = s.length): string {
-  const n = Math.min(b - a, MAX_SNIPPET)
-  let out = ''
-  for (let i = a; i < a + n; i++) {
-    const c = s.charCodeAt(i)
-    out += c >= 32 && c < 127 ? s[i] : '?'
-  }
-  return b - a > n ? `"${out}…"` : `"${out}"`
-}
-
-/** A three-digit HTTP status 100-999 at s[a, b), or -1. */
-function statusAt(s: string, a: number, b: number): number {
-  if (b - a !== 3) return -1
-  const x = s.charCodeAt(a)
-  const y = s.charCodeAt(a + 1)
-  const z = s.charCodeAt(a + 2)
-  if (!isDigit(x) || !isDigit(y) || !isDigit(z) || x === 48) return -1
-  return (x - 48) * 100 + (y - 48) * 10 + (z - 48)
-}
-
-/** A non-negative integer at s[a, b), or -1. */
-function countAt(s: string, a: number, b: number): number {
-  if (b <= a || b - a > MAX_BYTES_DIGITS) return -1
-  let n = 0
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    if (!isDigit(c)) return -1
-    n = n * 10 + (c - 48)
-  }
-  return n
-}
 
 /** An HTTP method token (`GET`, `PROPFIND`, `MKCOL`, `RPC_IN_DATA`) at s[a, b). */
 function isMethod(s: string, a: number, b: number): boolean {
@@ -101,35 +51,6 @@ function isMethod(s: string, a: number, b: number): boolean {
     if (!((l >= 97 && l <= 122) || c === DASH || c === 95)) return false
   }
   return true
-}
-
-/** An IPv4 address, or an IPv6 one (hex and colons, a `%zone` after it allowed), at s[a, b). */
-function isIpAt(s: string, a: number, b: number): boolean {
-  if (b - a < 2 || b - a > 64) return false
-  let v6 = false
-  for (let i = a; i < b && !v6; i++) v6 = s.charCodeAt(i) === COLON
-  if (v6) {
-    let colons = 0
-    for (let i = a; i < b; i++) {
-      const c = s.charCodeAt(i)
-      if (c === PERCENT) return colons >= 2 && i + 1 < b
-      if (c === COLON) colons++
-      else if (c !== DOT && !isHex(c)) return false
-    }
-    return colons >= 2
-  }
-  let dots = 0
-  let digits = 0
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    if (c === DOT) {
-      if (digits === 0 || digits > 3) return false
-      dots++
-      digits = 0
-    } else if (isDigit(c)) digits++
-    else return false
-  }
-  return dots === 3 && digits > 0 && digits <= 3
 }
 
 /** The header lines of the format: `#Fields: …`, `#Version: 1.0` (space- or tab-separated). */
@@ -334,7 +255,7 @@ function looksLikeW3c(line: string): boolean {
   }
   if (!dateTimeAtStart(line)) return false
   const ipEnd = line.indexOf(' ', 20)
-  if (ipEnd < 0 || ipEnd > 90 || !isIpAt(line, 20, ipEnd)) return false
+  if (ipEnd < 0 || ipEnd > 90 || !isAddressAt(line, 20, ipEnd)) return false
   let m = ipEnd + 1
   const ms = m
   while (m - ms <= 20) {
