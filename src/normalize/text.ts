@@ -125,3 +125,47 @@ export function isAddressAt(s: string, a: number, b: number): boolean {
   }
   return dots === 3 && digits > 0 && digits <= 3
 }
+
+/** An HTTP method is a token of at most this many characters. */
+const MAX_METHOD = 32
+
+/** An HTTP method token (`GET`, `PROPFIND`, `RPC_IN_DATA`, `M-SEARCH`) at s[a, b). */
+export function isMethodAt(s: string, a = 0, b = s.length): boolean {
+  if (b <= a || b - a > MAX_METHOD) return false
+  for (let i = a; i < b; i++) {
+    const c = s.charCodeAt(i)
+    const l = c | 32
+    if (!((l >= 97 && l <= 122) || c === 45 || c === 95)) return false
+  }
+  return true
+}
+
+/**
+ * Splits s[from, end) into at most `max` space-separated fields into starts/ends. A field opening
+ * with `"` runs to the next `"` followed by a space or the end (AWS does not escape quotes inside),
+ * and its bounds exclude the quotes. Returns the number of fields found, -1 when a quoted field is
+ * not closed (a truncated line). The rest of the line is never scanned.
+ */
+export function splitQuotedFields(s: string, from: number, end: number, max: number, starts: number[], ends: number[]): number {
+  let i = from
+  let n = 0
+  while (n < max && i < end) {
+    if (s.charCodeAt(i) === 34) {
+      let q = s.indexOf('"', i + 1)
+      while (q !== -1 && q < end && q + 1 < end && s.charCodeAt(q + 1) !== 32) q = s.indexOf('"', q + 1)
+      if (q === -1 || q >= end) return -1
+      starts[n] = i + 1
+      ends[n] = q
+      n++
+      i = q + 2
+    } else {
+      let e = s.indexOf(' ', i)
+      if (e === -1 || e > end) e = end
+      starts[n] = i
+      ends[n] = e
+      n++
+      i = e + 1
+    }
+  }
+  return n
+}

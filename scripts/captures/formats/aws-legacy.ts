@@ -36,7 +36,7 @@
  * - ELB does not log the Referer or a request id.
  */
 import {lastUpstream} from '../../../src/normalize/access-line'
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, captureMs, orDash, seconds} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
 
@@ -44,20 +44,6 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 
 /** A fixed canonical user id for the bucket owner (64 hex digits). */
 const OWNER = '5a1e0c0ffee4d3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918f0e1d2c3b4a5'
-
-const orDash = (v: string): string => (v === '' ? '-' : v)
-
-function epochMs(r: CaptureRecord): number {
-  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
-}
-
-/** Seconds (a number, or nginx's `0.001, 0.018` list: the last), or undefined. */
-function seconds(v: number | string): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
-  const last = v.split(/[,:]\s*/).pop()?.trim() ?? ''
-  const n = Number(last)
-  return last === '' || last === '-' || !Number.isFinite(n) ? undefined : n
-}
 
 function lastOf(list: string): string | undefined {
   const v = list.split(/[,:]\s+/).pop()?.trim()
@@ -80,7 +66,7 @@ function s3Time(ms: number): string {
 
 /** The time toS3 writes for a record, as the parser reads it back: epoch ms cut to the second. */
 export function s3EpochMs(r: CaptureRecord): number {
-  return Math.floor(epochMs(r) / 1000) * 1000
+  return Math.floor(captureMs(r) / 1000) * 1000
 }
 
 /** The S3 request id toS3 writes for a record (what the parser reads back as requestId), or undefined. */
@@ -114,7 +100,7 @@ export function toS3(r: CaptureRecord): string {
   const fields = [
     OWNER,
     host,
-    s3Time(epochMs(r)),
+    s3Time(captureMs(r)),
     orDash(r.remote_addr),
     '-',
     s3RequestId(r) ?? '-',
@@ -159,7 +145,7 @@ export function toElbClassic(r: CaptureRecord): string {
   const protocol = r.server_protocol === '' || h2 ? 'HTTP/1.1' : r.server_protocol
   const request = r.request_method === '' ? `- ${origin}- -` : `${r.request_method} ${origin}${r.request_uri} ${protocol}`
   const fields = [
-    elbTime(epochMs(r)),
+    elbTime(captureMs(r)),
     'skewscan-lab',
     `${r.remote_addr}:${clientPort(r)}`,
     backend,

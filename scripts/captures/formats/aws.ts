@@ -26,27 +26,13 @@
  * - No upstream: CloudFront does not log which origin server answered.
  */
 import {lastUpstream} from '../../../src/normalize/access-line'
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, captureMs, orDash, seconds} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
-
-const orDash = (v: string): string => (v === '' ? '-' : v)
-
-function epochMs(r: CaptureRecord): number {
-  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
-}
 
 /** `2026-11-30T07:18:26.070000Z`: ALB's microsecond ISO time. */
 function albTime(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '000Z')
-}
-
-/** Seconds (a number, or nginx's `0.001, 0.018` list: the last), or undefined. */
-function seconds(v: number | string): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
-  const last = v.split(/[,:]\s*/).pop()?.trim() ?? ''
-  const n = Number(last)
-  return last === '' || last === '-' || !Number.isFinite(n) ? undefined : n
 }
 
 function lastOf(list: string): string | undefined {
@@ -62,7 +48,7 @@ function clientPort(r: CaptureRecord): number {
 /** The X-Amzn-Trace-Id toAlb writes for a record (what the parser reads back as requestId), or undefined. */
 export function albTraceId(r: CaptureRecord): string | undefined {
   if (!/^[0-9a-f]{24,}$/i.test(r.request_id)) return undefined
-  const secs = Math.floor(epochMs(r) / 1000).toString(16).padStart(8, '0')
+  const secs = Math.floor(captureMs(r) / 1000).toString(16).padStart(8, '0')
   return `Root=1-${secs}-${r.request_id.slice(0, 24).toLowerCase()}`
 }
 
@@ -72,7 +58,7 @@ export function albStatus(r: CaptureRecord): number {
 }
 
 export function toAlb(r: CaptureRecord): string {
-  const ms = epochMs(r)
+  const ms = captureMs(r)
   const h2 = r.server_protocol === 'HTTP/2.0'
   const host = r.host === '' ? 'localhost' : r.host
   const origin = h2 ? `https://${host}:443` : `http://${host}:80`
@@ -141,7 +127,7 @@ export function cloudfrontStatus(r: CaptureRecord): string {
 }
 
 export function toCloudfront(r: CaptureRecord): string {
-  const iso = new Date(epochMs(r)).toISOString()
+  const iso = new Date(captureMs(r)).toISOString()
   const q = r.request_uri.indexOf('?')
   const stem = r.request_method === '' ? '-' : q < 0 ? r.request_uri : r.request_uri.slice(0, q)
   const query = q < 0 || r.request_method === '' ? '-' : orDash(r.request_uri.slice(q + 1))

@@ -33,3 +33,19 @@ export interface CaptureRecord {
   proxy_upstream_name: string
   cookie_session: string
 }
+
+/** The record's time in epoch ms. */
+export function captureMs(r: CaptureRecord): number {
+  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
+}
+
+/** Seconds (a number, or nginx's `0.001, 0.018` list: the last), or undefined. */
+export function seconds(v: number | string): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
+  const last = v.split(/[,:]\s*/).pop()?.trim() ?? ''
+  const n = Number(last)
+  return last === '' || last === '-' || !Number.isFinite(n) ? undefined : n
+}
+
+/** `-` for a value nginx did not have, as most formats write it. */
+export const orDash = (v: string): string => (v === '' ? '-' : v)

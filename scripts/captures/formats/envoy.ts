@@ -19,11 +19,9 @@
  * None of the three formats logs the Referer.
  */
 import {lastUpstream} from '../../../src/normalize/access-line'
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, orDash} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
-
-const orDash = (v: string): string => (v === '' ? '-' : v)
 
 function startTime(r: CaptureRecord): string {
   const ms = typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)

@@ -14,13 +14,9 @@
  * - A request nginx could not read (no method) has neither requestMethod nor requestUrl: missing-path.
  */
 import {lastUpstream} from '../../../src/normalize/access-line'
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, captureMs} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
-
-function epochMs(r: CaptureRecord): number {
-  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
-}
 
 function micros(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '000Z')
@@ -32,7 +28,7 @@ export function gcpTraceId(r: CaptureRecord): string | undefined {
 }
 
 export function toGcp(r: CaptureRecord): string {
-  const ms = epochMs(r)
+  const ms = captureMs(r)
   const gone = r.status === 499
   const httpRequest: Record<string, unknown> = {}
   if (r.request_method !== '') {

@@ -15,7 +15,7 @@
  *   missing-path.
  * - GCS logs no upstream (the bucket is the origin).
  */
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, captureMs, seconds} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
 
@@ -25,17 +25,6 @@ const quote = (v: string): string => `"${v.replace(/"/g, '""')}"`
 
 /** The header line of a usage-log object. */
 export const GCS_HEADER = COLUMNS.map(quote).join(',')
-
-function epochMs(r: CaptureRecord): number {
-  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
-}
-
-function seconds(v: number | string): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
-  const last = v.split(/[,:]\s*/).pop()?.trim() ?? ''
-  const n = Number(last)
-  return last === '' || last === '-' || !Number.isFinite(n) ? undefined : n
-}
 
 function objectName(uri: string): string {
   const q = uri.indexOf('?')
@@ -51,7 +40,7 @@ function objectName(uri: string): string {
 export function toGcsRow(r: CaptureRecord): string {
   const unread = r.request_method === ''
   const cells: Record<(typeof COLUMNS)[number], string> = {
-    time_micros: String(epochMs(r) * 1000),
+    time_micros: String(captureMs(r) * 1000),
     c_ip: r.remote_addr,
     c_ip_type: r.remote_addr.includes(':') ? '2' : '1',
     c_ip_region: '',

@@ -16,20 +16,9 @@
  *   missing-path.
  */
 import {lastUpstream} from '../../../src/normalize/access-line'
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, captureMs, seconds} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
-
-function epochMs(r: CaptureRecord): number {
-  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
-}
-
-function seconds(v: number | string): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
-  const last = v.split(/[,:]\s*/).pop()?.trim() ?? ''
-  const n = Number(last)
-  return last === '' || last === '-' || !Number.isFinite(n) ? undefined : n
-}
 
 /** The status Squid logs (`000` for nginx's 499: no reply reached the client). */
 export function squidStatus(r: CaptureRecord): string {
@@ -49,7 +38,7 @@ export function squidPeer(r: CaptureRecord): string | undefined {
 }
 
 export function toSquid(r: CaptureRecord): string {
-  const ms = epochMs(r)
+  const ms = captureMs(r)
   const time = `${String(Math.floor(ms / 1000)).padStart(9, ' ')}.${String(ms % 1000).padStart(3, '0')}`
   const elapsed = String(Math.round((seconds(r.request_time) ?? 0) * 1000)).padStart(6, ' ')
   const user = r.remote_user === '' ? '-' : r.remote_user

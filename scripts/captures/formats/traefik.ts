@@ -20,19 +20,13 @@
  *   optional second argument (1).
  */
 import {lastUpstream} from '../../../src/normalize/access-line'
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, captureMs, orDash} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
-const orDash = (v: string): string => (v === '' ? '-' : v)
 const pad2 = (n: number): string => String(n).padStart(2, '0')
-
-/** The record's time in epoch ms. */
-export function captureMs(r: CaptureRecord): number {
-  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
-}
 
 /** `02/Jan/2006:15:04:05 -0700` in UTC. */
 function clfTime(ms: number): string {

@@ -18,28 +18,16 @@
  *   (HTTP.sys logs such requests to its httperr log instead): missing-path.
  * - IIS logs no upstream and no request id.
  */
-import type {CaptureRecord} from './capture-record'
+import {type CaptureRecord, captureMs, seconds} from './capture-record'
 
 export type {CaptureRecord} from './capture-record'
 
 export const W3C_FIELDS_LINE =
   '#Fields: date time s-sitename s-computername s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs-version cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken'
 
-function epochMs(r: CaptureRecord): number {
-  return typeof r.msec === 'number' && Number.isFinite(r.msec) ? Math.round(r.msec * 1000) : Date.parse(r.time_iso8601)
-}
-
 /** A value as IIS writes it: spaces as `+`, `-` when empty. */
 function w3cValue(v: string): string {
   return v === '' ? '-' : v.replace(/[ \t]/g, '+')
-}
-
-/** Seconds (a number, or nginx's `0.001, 0.018` list: the last), or undefined. */
-function seconds(v: number | string): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
-  const last = v.split(/[,:]\s*/).pop()?.trim() ?? ''
-  const n = Number(last)
-  return last === '' || last === '-' || !Number.isFinite(n) ? undefined : n
 }
 
 /** The sc-status IIS logs for the request (nginx's 499: the status the app set, see above). */
@@ -51,12 +39,12 @@ export function w3cStatus(r: CaptureRecord): number {
 
 /** The header block IIS opens a log file with, for a file starting at this record. */
 export function w3cHeader(r: CaptureRecord): string {
-  const iso = new Date(epochMs(r)).toISOString()
+  const iso = new Date(captureMs(r)).toISOString()
   return ['#Software: Microsoft Internet Information Services 10.0', '#Version: 1.0', `#Date: ${iso.slice(0, 10)} ${iso.slice(11, 19)}`, W3C_FIELDS_LINE].join('\n')
 }
 
 export function toW3c(r: CaptureRecord): string {
-  const iso = new Date(epochMs(r)).toISOString()
+  const iso = new Date(captureMs(r)).toISOString()
   const q = r.request_uri.indexOf('?')
   const unread = r.request_method === ''
   const stem = unread ? '-' : q < 0 ? r.request_uri : r.request_uri.slice(0, q)

@@ -1,7 +1,7 @@
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget, stripPort} from '../access-line'
 import type {TextFormat} from './types'
-import {countAt, isAlpha, isDigit, isHex, reject, snippet, statusAt} from '../text'
+import {countAt, isAlpha, isDigit, isHex, reject, snippet, splitQuotedFields, statusAt} from '../text'
 
 /*
  * The other two AWS access logs an SPA meets: Amazon S3 server access logs (the app served from a
@@ -21,7 +21,6 @@ import {countAt, isAlpha, isDigit, isHex, reject, snippet, statusAt} from '../te
  */
 
 const SP = 32
-const QUOTE = 34
 const DASH = 45
 const DOT = 46
 const SLASH = 47
@@ -40,36 +39,6 @@ const LOOKS_LIKE_SPAN = 256
 function lineEnd(line: string): number {
   const end = line.length
   return end > 0 && line.charCodeAt(end - 1) === 13 ? end - 1 : end
-}
-
-/**
- * Splits s[from, end) into at most `max` space-separated fields. A field opening with `"` runs to
- * the next `"` followed by a space or the end (AWS does not escape quotes inside), and its bounds
- * exclude the quotes; any field may instead be a bare `-`. Returns the number of fields found, -1
- * when a quoted field is not closed (a truncated line). The rest of the line is never scanned.
- */
-function splitFields(s: string, from: number, end: number, max: number, starts: number[], ends: number[]): number {
-  let i = from
-  let n = 0
-  while (n < max && i < end) {
-    if (s.charCodeAt(i) === QUOTE) {
-      let q = s.indexOf('"', i + 1)
-      while (q !== -1 && q + 1 < end && s.charCodeAt(q + 1) !== SP) q = s.indexOf('"', q + 1)
-      if (q === -1 || q >= end) return -1
-      starts[n] = i + 1
-      ends[n] = q
-      n++
-      i = q + 2
-    } else {
-      let e = s.indexOf(' ', i)
-      if (e === -1 || e > end) e = end
-      starts[n] = i
-      ends[n] = e
-      n++
-      i = e + 1
-    }
-  }
-  return n
 }
 
 /** A request line's parts: `METHOD TARGET [PROTOCOL]`. */
@@ -167,7 +136,7 @@ function parseS3(line: string): ParseOutcome {
 
   const starts: number[] = []
   const ends: number[] = []
-  const n = splitFields(line, close + 2, end, S_HOST_HEADER + 1, starts, ends)
+  const n = splitQuotedFields(line, close + 2, end, S_HOST_HEADER + 1, starts, ends)
   if (n < 0) return reject('unparsed-message', 'truncated line: a quoted field is not closed')
   if (n < S_MIN_FIELDS) {
     return reject('unparsed-message', `truncated line: ${n} fields after the time, an S3 record has at least ${S_MIN_FIELDS}`)
@@ -269,7 +238,7 @@ function parseElbClassic(line: string): ParseOutcome {
   if (!isoStampAt(line, 0)) return reject('unparsed-message', `not a Classic Load Balancer line: ${snippet(line, 0, Math.min(end, 20))} is not an ISO time`)
   const starts: number[] = []
   const ends: number[] = []
-  const n = splitFields(line, 0, end, E_LAST_FIELD + 1, starts, ends)
+  const n = splitQuotedFields(line, 0, end, E_LAST_FIELD + 1, starts, ends)
   if (n < 0) return reject('unparsed-message', 'truncated line: a quoted field is not closed')
   if (n <= E_REQUEST) return reject('unparsed-message', `truncated line: ${n} fields, the request is field ${E_REQUEST + 1}`)
   const a = (k: number): number => starts[k] ?? 0

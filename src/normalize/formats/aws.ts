@@ -1,7 +1,7 @@
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget} from '../access-line'
 import type {TextFormat} from './types'
-import {bytesToString, countAt, hexVal, isDigit, reject, snippet, statusAt} from '../text'
+import {bytesToString, countAt, hexVal, isDigit, reject, snippet, splitQuotedFields, statusAt} from '../text'
 
 /*
  * AWS access logs: Application Load Balancer (space-separated, some fields quoted) and CloudFront
@@ -25,7 +25,6 @@ import {bytesToString, countAt, hexVal, isDigit, reject, snippet, statusAt} from
 
 const TAB = 9
 const SP = 32
-const QUOTE = 34
 const HASH = 35
 const PERCENT = 37
 const DASH = 45
@@ -62,36 +61,6 @@ const F_SENT = 11
 const F_REQUEST = 12
 const F_USER_AGENT = 13
 const F_TRACE = 17
-
-/**
- * Splits an ALB line into its first ALB_LAST_FIELD + 1 fields. A field opening with `"` runs to
- * the next `"` followed by a space or the end (the request of a `SpaceInUri` line holds spaces;
- * AWS does not escape quotes), and its bounds exclude the quotes. Returns the number of fields
- * found; -1 when a quoted field is not closed (a truncated line).
- */
-function splitAlb(s: string, end: number, starts: number[], ends: number[]): number {
-  let i = 0
-  let n = 0
-  while (n <= ALB_LAST_FIELD && i < end) {
-    if (s.charCodeAt(i) === QUOTE) {
-      let q = s.indexOf('"', i + 1)
-      while (q !== -1 && q < end && q + 1 < end && s.charCodeAt(q + 1) !== SP) q = s.indexOf('"', q + 1)
-      if (q === -1 || q >= end) return -1
-      starts[n] = i + 1
-      ends[n] = q
-      n++
-      i = q + 2
-    } else {
-      let e = s.indexOf(' ', i)
-      if (e === -1 || e > end) e = end
-      starts[n] = i
-      ends[n] = e
-      n++
-      i = e + 1
-    }
-  }
-  return n
-}
 
 /** `YYYY-MM-DDTHH:MM:SS` at i (the start of every ALB, Classic ELB and connection-log time). */
 function isoStampAt(s: string, i: number): boolean {
@@ -140,7 +109,7 @@ function parseAlb(line: string): ParseOutcome {
   }
   const starts: number[] = []
   const ends: number[] = []
-  const n = splitAlb(line, end, starts, ends)
+  const n = splitQuotedFields(line, 0, end, ALB_LAST_FIELD + 1, starts, ends)
   if (n < 0) return reject('unparsed-message', 'truncated line: a quoted field is not closed')
   const a = (k: number): number => starts[k] ?? 0
   const b = (k: number): number => ends[k] ?? 0

@@ -1,7 +1,7 @@
 import type {AccessFields, ParseOutcome} from '../../model'
 import {splitTarget, stripPort} from '../access-line'
 import type {ByteCount} from './types'
-import {isDigit, reject, snippet} from '../text'
+import {isDigit, isMethodAt, reject, snippet} from '../text'
 
 /*
  * Google Cloud Storage usage logs: the hourly CSV objects a bucket with logging on writes to its
@@ -40,10 +40,6 @@ const MAX_HEADER_CELLS = 64
 const MAX_BYTES_DIGITS = 15
 /** µs since the epoch: 16 digits until 2286 (and exact in a double until 2255). */
 const MAX_MICROS_DIGITS = 16
-const MAX_METHOD = 32
-
-
-
 
 /** A non-negative integer of at most `max` digits, or -1. */
 function integer(s: string, max: number): number {
@@ -55,16 +51,6 @@ function integer(s: string, max: number): number {
     n = n * 10 + (c - 48)
   }
   return n
-}
-
-function isMethod(s: string): boolean {
-  if (s.length === 0 || s.length > MAX_METHOD) return false
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    const l = c | 32
-    if (!((l >= 97 && l <= 122) || c === 45 || c === 95)) return false
-  }
-  return true
 }
 
 /** A usage-log header row: it names time_micros, c_ip, cs_method, cs_uri, sc_status and sc_bytes. */
@@ -87,7 +73,7 @@ export function parseGcsUsageRow(row: Record<string, string>): ParseOutcome {
 
   const method = cell('cs_method') ?? ''
   if (method === '') return reject('missing-path', 'no cs_method')
-  if (!isMethod(method)) return reject('unparsed-message', `cs_method is not an HTTP method: ${snippet(method)}`)
+  if (!isMethodAt(method)) return reject('unparsed-message', `cs_method is not an HTTP method: ${snippet(method)}`)
   const uri = cell('cs_uri')
   if (uri === undefined || uri === '') return reject('missing-path', 'no cs_uri')
   const target = splitTarget(uri)

@@ -1,7 +1,7 @@
 import type {AccessFields, ParseOutcome} from '../../model'
 import {splitTarget, stripPort} from '../access-line'
 import type {TextFormat} from './types'
-import {countAt, isAddressAt, isDigit, reject, snippet} from '../text'
+import {countAt, isAddressAt, isDigit, isMethodAt, reject, snippet} from '../text'
 
 /*
  * Squid's native access.log (`logformat squid`, the default), as Squid (src/log/FormatSquidNative.cc)
@@ -33,10 +33,8 @@ import {countAt, isAddressAt, isDigit, reject, snippet} from '../text'
 
 const TAB = 9
 const SP = 32
-const DASH = 45
 const DOT = 46
 
-const MAX_METHOD = 32
 /** Fields read: through hierarchy/peer. The content type (the tenth) is not needed. */
 const FIELDS = 9
 const F_TIME = 0
@@ -70,16 +68,6 @@ function epochAt(s: string, a: number, b: number): {time: number; resolutionMs: 
   if (i !== b || i === fa || i - fa > 9) return undefined
   const time = secs * 1000 + Math.floor(ms)
   return time > 0 ? {time, resolutionMs: 1} : undefined
-}
-
-function isMethod(s: string, a: number, b: number): boolean {
-  if (b <= a || b - a > MAX_METHOD) return false
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    const l = c | 32
-    if (!((l >= 97 && l <= 122) || c === DASH || c === 95)) return false
-  }
-  return true
 }
 
 /** A Squid result code (`TCP_MISS`, `TCP_MISS_ABORTED`, `NONE_NONE`) at s[a, b). */
@@ -140,7 +128,7 @@ function parseSquid(line: string): ParseOutcome {
 
   const ma = a(F_METHOD)
   const mb = b(F_METHOD)
-  if (!isMethod(line, ma, mb)) return reject('unparsed-message', `method is not an HTTP method: ${snippet(line, ma, mb)}`)
+  if (!isMethodAt(line, ma, mb)) return reject('unparsed-message', `method is not an HTTP method: ${snippet(line, ma, mb)}`)
   const method = line.slice(ma, mb)
   const url = line.slice(a(F_URL), b(F_URL))
   const target = splitTarget(url)

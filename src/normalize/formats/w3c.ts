@@ -1,7 +1,7 @@
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget, stripPort} from '../access-line'
 import type {TextFormat} from './types'
-import {countAt, isAddressAt, isDigit, reject, snippet, statusAt} from '../text'
+import {countAt, isAddressAt, isDigit, isMethodAt, reject, snippet, statusAt} from '../text'
 
 /*
  * W3C extended log format as IIS writes it (and Azure App Service, whose web server logs are IIS
@@ -39,19 +39,6 @@ const COLON = 58
 
 /** looksLike reads no further than this. */
 const LOOKS_LIKE_SPAN = 1024
-/** A method longer than this is no HTTP method (WebDAV's longest is 16). */
-const MAX_METHOD = 32
-
-/** An HTTP method token (`GET`, `PROPFIND`, `MKCOL`, `RPC_IN_DATA`) at s[a, b). */
-function isMethod(s: string, a: number, b: number): boolean {
-  if (b <= a || b - a > MAX_METHOD) return false
-  for (let i = a; i < b; i++) {
-    const c = s.charCodeAt(i)
-    const l = c | 32
-    if (!((l >= 97 && l <= 122) || c === DASH || c === 95)) return false
-  }
-  return true
-}
 
 /** The header lines of the format: `#Fields: …`, `#Version: 1.0` (space- or tab-separated). */
 function isHeader(line: string, word: string): boolean {
@@ -176,7 +163,7 @@ function makeParser(cols: W3cColumns): (line: string) => ParseOutcome {
     const ma = a(cols.method)
     const mb = b(cols.method)
     if (isEmptyField(line, ma, mb)) return reject('missing-path', 'no request (cs-method -)')
-    if (!isMethod(line, ma, mb)) return reject('unparsed-message', `cs-method is not an HTTP method: ${snippet(line, ma, mb)}`)
+    if (!isMethodAt(line, ma, mb)) return reject('unparsed-message', `cs-method is not an HTTP method: ${snippet(line, ma, mb)}`)
 
     // The stem is the path: IIS logs the query apart (cs-uri-query), so a `?` or `#` in the stem
     // is part of the path as requested. An absolute URL (a proxy request) gives its path and host.

@@ -12,7 +12,8 @@ import {jsonFormatOf, textFormatOf} from '../../../../src/normalize/formats'
 import {caddyJson} from '../../../../src/normalize/formats/caddy'
 import {traefikClf, traefikJson} from '../../../../src/normalize/formats/traefik'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
-import {captureMs, toTraefikClf, toTraefikJson} from '../../../../scripts/captures/formats/traefik'
+import {captureMs} from '../../../../scripts/captures/formats/capture-record'
+import {toTraefikClf, toTraefikJson} from '../../../../scripts/captures/formats/traefik'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const DIR = join(FIXTURES, 'formats', 'traefik')
