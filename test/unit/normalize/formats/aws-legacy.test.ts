@@ -15,31 +15,17 @@ import {elbClassicLog, s3AccessLog} from '../../../../src/normalize/formats/aws-
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {s3EpochMs, s3RequestId, toElbClassic, toS3} from '../../../../scripts/captures/formats/aws-legacy'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
+import {type Expected, expectedFor, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
 const DIR = join(FORMATS, 'aws-legacy')
 
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
-
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 const s3Samples = samples.filter((f) => f.startsWith('s3-'))
 const elbSamples = samples.filter((f) => f.startsWith('elb-classic-'))
 
-function linesOf(dir: string, file: string): string[] {
-  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  return lines
-}
-
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.log$/, '.expected.json')), 'utf8')) as Expected[]
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parserOf(file: string): TextFormat {
   if (file.startsWith('s3-')) return s3AccessLog

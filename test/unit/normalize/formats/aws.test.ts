@@ -7,38 +7,24 @@
  * (and again through cloudfrontWithFields of the file's own #Fields line, which must agree),
  * `cloudfront-realtime-*` only through cloudfrontWithFields (a real-time log's own field order).
  */
-import {readdirSync, readFileSync} from 'node:fs'
+import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import type {ParseOutcome} from '../../../../src/model'
 import {albLog, cloudfrontLog, cloudfrontWithFields} from '../../../../src/normalize/formats/aws'
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {albStatus, albTraceId, cloudfrontStatus, toAlb, toCloudfront} from '../../../../scripts/captures/formats/aws'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
+import {type Expected, expectedFor, linesOf} from '../../../helpers/format-samples'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'aws')
-
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
 
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 const albSamples = samples.filter((f) => f.startsWith('alb-'))
 const cloudfrontSamples = samples.filter((f) => f.startsWith('cloudfront-'))
 const isRealtime = (f: string): boolean => f.startsWith('cloudfront-realtime-')
 
-function linesOf(dir: string, file: string): string[] {
-  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  return lines
-}
-
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.log$/, '.expected.json')), 'utf8')) as Expected[]
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 /** The parser a file's own #Fields line gives, or undefined when it has none. */
 function fieldsParserOf(lines: string[]): TextFormat | undefined {

@@ -12,6 +12,7 @@ import {caddyJson} from '../../../../src/normalize/formats/caddy'
 import {traefikJson} from '../../../../src/normalize/formats/traefik'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toCaddyJson} from '../../../../scripts/captures/formats/caddy'
+import {type Expected, expectedFor, gzLines, linesOf, objectOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const DIR = join(FIXTURES, 'formats', 'caddy')
@@ -19,33 +20,9 @@ const TRAEFIK_DIR = join(FIXTURES, 'formats', 'traefik')
 
 type Obj = Record<string, unknown>
 
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
-
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 
-function linesOf(dir: string, file: string): string[] {
-  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  return lines
-}
-
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.log$/, '.expected.json')), 'utf8')) as Expected[]
-}
-
-function objectOf(line: string): Obj | undefined {
-  try {
-    const v: unknown = JSON.parse(line)
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined
-  } catch {
-    return undefined
-  }
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parseSample(line: string): ParseOutcome {
   const obj = objectOf(line)
@@ -55,10 +32,6 @@ function parseSample(line: string): ParseOutcome {
 function asExpected(n: number, r: ParseOutcome): Expected {
   if (!r.ok) return {line: n, ok: false, reason: r.reason}
   return {line: n, ok: true, ...r.event, time: new Date(r.event.time).toISOString()}
-}
-
-function gzLines(path: string, n: number): string[] {
-  return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l !== '').slice(0, n)
 }
 
 const CAPTURES = join(FIXTURES, 'captures')

@@ -9,15 +9,9 @@ import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {envoyJson, envoyText} from '../../../../src/normalize/formats/envoy'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toEnvoy, toEnvoyJson, toIstio} from '../../../../scripts/captures/formats/envoy'
+import {type Expected, expectedFor} from '../../../helpers/format-samples'
 
 const DIR = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats', 'envoy')
-
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
 
 const isJsonFixture = (f: string): boolean => f.endsWith('.ndjson')
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log') || isJsonFixture(f)).sort()
@@ -28,9 +22,7 @@ function linesOf(file: string): string[] {
   return lines
 }
 
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.(log|ndjson)$/, '.expected.json')), 'utf8')) as Expected[]
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parseSample(file: string, line: string): ParseOutcome {
   return isJsonFixture(file) ? envoyJson.parse(JSON.parse(line) as Record<string, unknown>) : envoyText.parse(line)

@@ -15,16 +15,10 @@ import {gcpHttpLoadBalancer} from '../../../../src/normalize/formats/gcp'
 import {looksLikeNginxJson} from '../../../../src/normalize/nginx-json'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {gcpTraceId, toGcp} from '../../../../scripts/captures/formats/gcp'
+import {type Expected, expectedFor} from '../../../helpers/format-samples'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'gcp')
-
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
 
 const samples = readdirSync(DIR).filter((f) => (f.endsWith('.log') || f.endsWith('.json')) && !f.endsWith('.expected.json')).sort()
 
@@ -43,9 +37,7 @@ function recordsOf(file: string): Array<{value?: unknown; text: string}> {
   })
 }
 
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.(log|json)$/, '.expected.json')), 'utf8')) as Expected[]
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parseRecord(rec: {value?: unknown}): ParseOutcome {
   if (!('value' in rec)) return {ok: false, reason: 'invalid-json'}

@@ -7,23 +7,16 @@
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {gunzipSync} from 'node:zlib'
 import {parse as parseCsv} from 'csv-parse/sync'
 import type {ParseOutcome} from '../../../../src/model'
 import {GCS_USAGE, isGcsUsageHeader, parseGcsUsageRow} from '../../../../src/normalize/formats/gcs'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {GCS_HEADER, toGcsRow} from '../../../../scripts/captures/formats/gcs'
+import {type Expected, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
 const DIR = join(FORMATS, 'gcs')
-
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
 
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.csv')).sort()
 
@@ -40,9 +33,7 @@ function rowsOf(text: string): Array<{row: Record<string, string>; line: number}
   return rest.map(({cells, line}) => ({row: Object.fromEntries(head.cells.map((name, i) => [name, cells[i] as string])), line}))
 }
 
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.csv$/, '.expected.json')), 'utf8')) as Expected[]
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function asExpected(n: number, r: ParseOutcome): Expected {
   if (!r.ok) return {line: n, ok: false, reason: r.reason}
@@ -60,16 +51,6 @@ function checkOutcome(r: ParseOutcome, input: string): void {
     expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
     if (input.length > 120) expect(r.detail ?? '').not.toContain(input)
   }
-}
-
-function linesOf(dir: string, file: string): string[] {
-  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  return lines
-}
-
-function gzLines(path: string, n: number): string[] {
-  return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l !== '').slice(0, n)
 }
 
 const CAPTURES = join(FIXTURES, 'captures')

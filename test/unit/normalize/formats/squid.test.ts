@@ -3,36 +3,21 @@
  * fixtures/formats/SOURCES.md) against its *.expected.json, the format check against the other
  * formats' lines, hostile input, and the writer of scripts/captures/formats/squid.ts read back.
  */
-import {readdirSync, readFileSync} from 'node:fs'
+import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {gunzipSync} from 'node:zlib'
 import type {ParseOutcome} from '../../../../src/model'
 import {squidLog} from '../../../../src/normalize/formats/squid'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {squidPeer, squidStatus, toSquid} from '../../../../scripts/captures/formats/squid'
+import {type Expected, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
 const DIR = join(FORMATS, 'squid')
 
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
-
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 
-function linesOf(dir: string, file: string): string[] {
-  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  return lines
-}
-
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.log$/, '.expected.json')), 'utf8')) as Expected[]
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function asExpected(n: number, r: ParseOutcome): Expected {
   if (!r.ok) return {line: n, ok: false, reason: r.reason}
@@ -50,10 +35,6 @@ function checkOutcome(r: ParseOutcome, line: string): void {
     expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
     if (line.length > 120) expect(r.detail ?? '').not.toContain(line)
   }
-}
-
-function gzLines(path: string, n: number): string[] {
-  return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l !== '').slice(0, n)
 }
 
 function dirLines(dir: string, ext: string): string[] {

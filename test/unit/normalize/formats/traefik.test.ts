@@ -14,19 +14,13 @@ import {traefikClf, traefikJson} from '../../../../src/normalize/formats/traefik
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {captureMs} from '../../../../scripts/captures/formats/capture-record'
 import {toTraefikClf, toTraefikJson} from '../../../../scripts/captures/formats/traefik'
+import {type Expected, expectedFor, gzLines, linesOf, objectOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const DIR = join(FIXTURES, 'formats', 'traefik')
 const CADDY_DIR = join(FIXTURES, 'formats', 'caddy')
 
 type Obj = Record<string, unknown>
-
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
 
 /** The JSON samples; the others are CLF. */
 const JSON_SAMPLES = new Set(['integrations-test-format-json.log', 'crowdsec-traefik_json.log'])
@@ -39,25 +33,7 @@ const NO_TAIL: Record<string, number[]> = {
 
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 
-function linesOf(dir: string, file: string): string[] {
-  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  return lines
-}
-
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.log$/, '.expected.json')), 'utf8')) as Expected[]
-}
-
-/** JSON.parse, or undefined for a line that is not a JSON object. */
-function objectOf(line: string): Obj | undefined {
-  try {
-    const v: unknown = JSON.parse(line)
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined
-  } catch {
-    return undefined
-  }
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parseSample(file: string, line: string): ParseOutcome {
   if (!JSON_SAMPLES.has(file)) return traefikClf.parse(line)
@@ -69,10 +45,6 @@ function parseSample(file: string, line: string): ParseOutcome {
 function asExpected(n: number, r: ParseOutcome): Expected {
   if (!r.ok) return {line: n, ok: false, reason: r.reason}
   return {line: n, ok: true, ...r.event, time: new Date(r.event.time).toISOString()}
-}
-
-function gzLines(path: string, n: number): string[] {
-  return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l !== '').slice(0, n)
 }
 
 const CAPTURES = join(FIXTURES, 'captures')

@@ -4,38 +4,23 @@
  * `#Fields:` line switches to the parser of its field order), the format check against the other
  * formats' lines, hostile input, and the writer of scripts/captures/formats/w3c.ts read back.
  */
-import {readdirSync, readFileSync} from 'node:fs'
+import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {gunzipSync} from 'node:zlib'
 import type {ParseOutcome} from '../../../../src/model'
 import {albLog, cloudfrontLog} from '../../../../src/normalize/formats/aws'
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {w3cLog, w3cWithFields} from '../../../../src/normalize/formats/w3c'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toW3c, W3C_FIELDS_LINE, w3cHeader, w3cStatus} from '../../../../scripts/captures/formats/w3c'
+import {type Expected, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
 const DIR = join(FORMATS, 'w3c')
 
-interface Expected {
-  line: number
-  ok: boolean
-  reason?: string
-  [field: string]: unknown
-}
-
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 
-function linesOf(dir: string, file: string): string[] {
-  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  return lines
-}
-
-function expectedOf(file: string): Expected[] {
-  return JSON.parse(readFileSync(join(DIR, file.replace(/\.log$/, '.expected.json')), 'utf8')) as Expected[]
-}
+const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 /** What a reader does with records after a `#Fields:` line no parser can be built from. */
 const unreadable: TextFormat = {
@@ -68,10 +53,6 @@ function checkOutcome(r: ParseOutcome, line: string): void {
     expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
     if (line.length > 120) expect(r.detail ?? '').not.toContain(line)
   }
-}
-
-function gzLines(path: string, n: number): string[] {
-  return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l !== '').slice(0, n)
 }
 
 const NGINX = '127.0.0.1 - - [10/Oct/2023:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl"'

@@ -1,0 +1,39 @@
+/** What the tests of the format parsers share: reading the real samples of fixtures/formats and their expected parses. */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {gunzipSync} from 'node:zlib'
+
+/** One line's expected parse: its fields (time as ISO), or that it is rejected and why. */
+export interface Expected {
+  line: number
+  ok: boolean
+  reason?: string
+  [field: string]: unknown
+}
+
+/** A sample's lines, without the empty one after its last newline. */
+export function linesOf(dir: string, file: string): string[] {
+  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  return lines
+}
+
+/** The expected parses beside a sample (`x.log` -> `x.expected.json`). */
+export function expectedFor(dir: string, file: string): Expected[] {
+  return JSON.parse(readFileSync(join(dir, file.replace(/\.[^./]+$/, '.expected.json')), 'utf8')) as Expected[]
+}
+
+/** The first n non-empty lines of a gzip file (a capture's log). */
+export function gzLines(path: string, n: number): string[] {
+  return gunzipSync(readFileSync(path)).toString('utf8').split('\n').filter((l) => l !== '').slice(0, n)
+}
+
+/** A line as a JSON object, or undefined when it is not one. */
+export function objectOf(line: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line)
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
