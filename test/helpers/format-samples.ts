@@ -2,6 +2,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
+import type {ParseOutcome} from '../../src/model/parse-outcome'
 
 /** One line's expected parse: its fields (time as ISO), or that it is rejected and why. */
 export interface Expected {
@@ -35,5 +36,24 @@ export function objectOf(line: string): Record<string, unknown> | undefined {
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
   } catch {
     return undefined
+  }
+}
+
+/** A parse as the expected files write it: the time as ISO, resolutionMs left out (checked apart). */
+export function asExpected(n: number, r: ParseOutcome): Expected {
+  if (!r.ok) return {line: n, ok: false, reason: r.reason}
+  const {time, resolutionMs: _resolution, ...rest} = r.event
+  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
+}
+
+/** Every outcome well-formed, whatever the input: a finite time, or a reason with a short detail that never echoes a long line. */
+export function checkOutcome(r: ParseOutcome, line: string): void {
+  if (r.ok) {
+    expect(Number.isFinite(r.event.time)).toBe(true)
+    expect(typeof r.event.path).toBe('string')
+  } else {
+    expect(typeof r.reason).toBe('string')
+    expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
+    if (line.length > 120) expect(r.detail ?? '').not.toContain(line)
   }
 }

@@ -15,7 +15,7 @@ import {elbClassicLog, s3AccessLog} from '../../../../src/normalize/formats/aws-
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {s3EpochMs, s3RequestId, toElbClassic, toS3} from '../../../../scripts/captures/formats/aws-legacy'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
-import {type Expected, expectedFor, linesOf} from '../../../helpers/format-samples'
+import {type Expected, asExpected, checkOutcome, expectedFor, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
@@ -31,26 +31,6 @@ function parserOf(file: string): TextFormat {
   if (file.startsWith('s3-')) return s3AccessLog
   if (file.startsWith('elb-classic-')) return elbClassicLog
   throw new Error(`${file}: no parser for this name`)
-}
-
-/** The event as the expected files write it: the time as ISO, resolutionMs checked apart. */
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
-}
-
-/** Every outcome must be well-formed, whatever the input. */
-function checkOutcome(r: ParseOutcome, line: string): void {
-  if (r.ok) {
-    expect(Number.isFinite(r.event.time)).toBe(true)
-    expect(typeof r.event.path).toBe('string')
-  } else {
-    expect(typeof r.reason).toBe('string')
-    expect((r.detail ?? '').length).toBeGreaterThan(0)
-    expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-    if (line.length > 120) expect(r.detail).not.toContain(line)
-  }
 }
 
 function parseSafely(f: TextFormat, line: string): ParseOutcome {

@@ -14,7 +14,7 @@ import {albLog, cloudfrontLog, cloudfrontWithFields} from '../../../../src/norma
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {albStatus, albTraceId, cloudfrontStatus, toAlb, toCloudfront} from '../../../../scripts/captures/formats/aws'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
-import {type Expected, expectedFor, linesOf} from '../../../helpers/format-samples'
+import {type Expected, asExpected, checkOutcome, expectedFor, linesOf} from '../../../helpers/format-samples'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'aws')
@@ -40,25 +40,6 @@ function parserOf(file: string, lines: string[]): TextFormat {
     return p
   }
   return cloudfrontLog
-}
-
-/** The event as the expected files write it: the time as ISO, resolutionMs checked apart. */
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
-}
-
-/** Every outcome must be well-formed, whatever the input. */
-function checkOutcome(r: ParseOutcome, line: string): void {
-  if (r.ok) {
-    expect(Number.isFinite(r.event.time)).toBe(true)
-    expect(typeof r.event.path).toBe('string')
-  } else {
-    expect(typeof r.reason).toBe('string')
-    expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-    if (line.length > 120) expect(r.detail).not.toContain(line)
-  }
 }
 
 const NGINX = '127.0.0.1 - - [10/Oct/2023:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl"'

@@ -9,7 +9,7 @@ import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {envoyJson, envoyText} from '../../../../src/normalize/formats/envoy'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toEnvoy, toEnvoyJson, toIstio} from '../../../../scripts/captures/formats/envoy'
-import {type Expected, expectedFor} from '../../../helpers/format-samples'
+import {type Expected, asExpected, expectedFor} from '../../../helpers/format-samples'
 
 const DIR = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats', 'envoy')
 
@@ -26,13 +26,6 @@ const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parseSample(file: string, line: string): ParseOutcome {
   return isJsonFixture(file) ? envoyJson.parse(JSON.parse(line) as Record<string, unknown>) : envoyText.parse(line)
-}
-
-/** The event as the expected files write it: the time as ISO, resolutionMs checked apart. */
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
 }
 
 describe('Envoy / Istio: real samples', () => {

@@ -15,7 +15,7 @@ import {gcpHttpLoadBalancer} from '../../../../src/normalize/formats/gcp'
 import {looksLikeNginxJson} from '../../../../src/normalize/nginx-json'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {gcpTraceId, toGcp} from '../../../../scripts/captures/formats/gcp'
-import {type Expected, expectedFor} from '../../../helpers/format-samples'
+import {type Expected, asExpected, expectedFor} from '../../../helpers/format-samples'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'gcp')
@@ -44,12 +44,6 @@ function parseRecord(rec: {value?: unknown}): ParseOutcome {
   const v = rec.value
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return {ok: false, reason: 'not-an-object'}
   return gcpHttpLoadBalancer.parse(v as Record<string, unknown>)
-}
-
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
 }
 
 function checkOutcome(r: ParseOutcome, input: string): void {

@@ -12,7 +12,7 @@ import type {ParseOutcome} from '../../../../src/model'
 import {GCS_USAGE, isGcsUsageHeader, parseGcsUsageRow} from '../../../../src/normalize/formats/gcs'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {GCS_HEADER, toGcsRow} from '../../../../scripts/captures/formats/gcs'
-import {type Expected, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
+import {type Expected, asExpected, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
@@ -34,12 +34,6 @@ function rowsOf(text: string): Array<{row: Record<string, string>; line: number}
 }
 
 const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
-}
 
 function checkOutcome(r: ParseOutcome, input: string): void {
   if (r.ok) {

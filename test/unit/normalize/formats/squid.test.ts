@@ -9,7 +9,7 @@ import type {ParseOutcome} from '../../../../src/model'
 import {squidLog} from '../../../../src/normalize/formats/squid'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {squidPeer, squidStatus, toSquid} from '../../../../scripts/captures/formats/squid'
-import {type Expected, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
+import {type Expected, asExpected, checkOutcome, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
@@ -18,24 +18,6 @@ const DIR = join(FORMATS, 'squid')
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 
 const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
-}
-
-function checkOutcome(r: ParseOutcome, line: string): void {
-  if (r.ok) {
-    expect(Number.isFinite(r.event.time)).toBe(true)
-    expect(typeof r.event.path).toBe('string')
-  } else {
-    expect(typeof r.reason).toBe('string')
-    expect((r.detail ?? '').length).toBeGreaterThan(0)
-    expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-    if (line.length > 120) expect(r.detail ?? '').not.toContain(line)
-  }
-}
 
 function dirLines(dir: string, ext: string): string[] {
   return readdirSync(dir).filter((f) => f.endsWith(ext)).flatMap((f) => linesOf(dir, f))

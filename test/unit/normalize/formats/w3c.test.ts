@@ -12,7 +12,7 @@ import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {w3cLog, w3cWithFields} from '../../../../src/normalize/formats/w3c'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toW3c, W3C_FIELDS_LINE, w3cHeader, w3cStatus} from '../../../../scripts/captures/formats/w3c'
-import {type Expected, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
+import {type Expected, asExpected, checkOutcome, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
@@ -35,24 +35,6 @@ function readFile(lines: readonly string[]): ParseOutcome[] {
     if (l.startsWith('#Fields:')) parser = w3cWithFields(l) ?? unreadable
     return parser.parse(l)
   })
-}
-
-/** The event as the expected files write it: the time as ISO, resolutionMs checked apart. */
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
-}
-
-function checkOutcome(r: ParseOutcome, line: string): void {
-  if (r.ok) {
-    expect(Number.isFinite(r.event.time)).toBe(true)
-    expect(typeof r.event.path).toBe('string')
-  } else {
-    expect(typeof r.reason).toBe('string')
-    expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-    if (line.length > 120) expect(r.detail ?? '').not.toContain(line)
-  }
 }
 
 const NGINX = '127.0.0.1 - - [10/Oct/2023:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl"'
