@@ -1,5 +1,5 @@
 import {closeSync, createReadStream, promises as fs, openSync, readSync, type ReadStream, statSync} from 'node:fs'
-import {createGunzip} from 'node:zlib'
+import {createGunzip, createInflateRaw} from 'node:zlib'
 import {InputError} from '../errors'
 
 /** A regular file's size and whether it starts with the gzip magic number. */
@@ -33,7 +33,7 @@ export async function openInput(path: string, displayName = path): Promise<Input
     const gzip = isGzip(magic, bytesRead)
     const kind = stat.isFile() ? {size: stat.size, gzip} : undefined
     const raw = createReadStream(path, {highWaterMark: 1 << 20})
-    return {...(gzip ? gunzipped(raw) : {chunks: raw, close: () => raw.destroy()}), kind}
+    return {...(gzip ? gunzipped(raw, path) : {chunks: raw, close: () => raw.destroy()}), kind}
   } catch (error: unknown) {
     await handle?.close().catch(() => {})
     if (error instanceof InputError) throw error
@@ -51,7 +51,7 @@ const GUNZIP_AHEAD = 4 * 1024 * 1024
  * taken as it comes and backpressure pauses the file instead. zlib writes 256 KiB at a time (its
  * 16 KiB default costs a round trip to libuv's threads per 16 KiB).
  */
-function gunzipped(raw: ReadStream): Omit<Input, 'kind'> {
+function gunzipped(raw: ReadStream, path: string): Omit<Input, 'kind'> {
   const z = createGunzip({chunkSize: 256 * 1024})
   const queue: Buffer[] = []
   let queued = 0
@@ -99,6 +99,7 @@ function gunzipped(raw: ReadStream): Omit<Input, 'kind'> {
     raw.destroy()
     z.destroy()
   }
+  let delivered = 0
   async function* chunks(): AsyncGenerator<Buffer> {
     try {
       for (;;) {
@@ -106,9 +107,16 @@ function gunzipped(raw: ReadStream): Omit<Input, 'kind'> {
         if (c) {
           queued -= c.length
           flow()
+          delivered += c.length
           yield c
         } else if (failure) {
-          throw failure.error
+          // Not gzip where the next member should start (bytes appended after a gzip file): zlib
+          // drops what it held. Every member is read again, one by one, and the rest of the data
+          // delivered; the bytes after the last member are counted, not read.
+          if ((failure.error as {code?: string}).code !== 'Z_DATA_ERROR') throw failure.error
+          close()
+          yield* skipping(gzipMembers(path), delivered)
+          return
         } else if (ended) {
           return
         } else {
@@ -120,6 +128,122 @@ function gunzipped(raw: ReadStream): Omit<Input, 'kind'> {
     }
   }
   return {chunks: chunks(), close}
+}
+
+/** A gzip file's data after what was delivered already. */
+async function* skipping(source: AsyncGenerator<Buffer>, skip: number): AsyncGenerator<Buffer> {
+  let left = skip
+  for await (const c of source) {
+    if (left >= c.length) {
+      left -= c.length
+      continue
+    }
+    yield left > 0 ? c.subarray(left) : c
+    left = 0
+  }
+}
+
+/** Bytes after the last gzip member that are no gzip member (a file with data appended). */
+export class TrailingData extends Error {
+  constructor(readonly bytes: number) {
+    super(`${bytes} bytes after the end of the gzip data are not gzip: not read`)
+    this.name = 'TrailingData'
+  }
+}
+
+/** A gzip member's header: its length, or 0 when `b` does not hold it whole yet, or -1 when it is no gzip header. */
+function gzipHeaderLength(b: Buffer): number {
+  if (b.length >= 2 && (b[0] !== 0x1f || b[1] !== 0x8b)) return -1
+  if (b.length < 10) return 0
+  const flags = b[3] as number
+  let i = 10
+  if (flags & 4) {
+    if (b.length < i + 2) return 0
+    i += 2 + (b.readUInt16LE(i))
+  }
+  for (const bit of [8, 16]) {
+    if (!(flags & bit)) continue
+    const nul = b.indexOf(0, i)
+    if (nul < 0) return 0
+    i = nul + 1
+  }
+  if (flags & 2) i += 2
+  return b.length >= i ? i : 0
+}
+
+/**
+ * A gzip file's data member by member (RFC 1952: header, deflate data, 8-byte trailer), each
+ * member's deflate data through an InflateRaw that stops where it ends; then TrailingData for
+ * whatever follows the last member, when it is not empty.
+ */
+async function* gzipMembers(path: string): AsyncGenerator<Buffer> {
+  const raw = createReadStream(path, {highWaterMark: 1 << 20})
+  let pending: Buffer = Buffer.alloc(0)
+  let inflater: ReturnType<typeof createInflateRaw> | undefined
+  let fed = 0
+  let trailer = 0
+  const out: Buffer[] = []
+  let memberEnded = false
+  try {
+    for await (const chunk of raw as AsyncIterable<Buffer>) {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+      while (pending.length > 0) {
+        if (trailer > 0) {
+          const n = Math.min(trailer, pending.length)
+          trailer -= n
+          pending = pending.subarray(n)
+          continue
+        }
+        if (!inflater) {
+          const h = gzipHeaderLength(pending)
+          if (h < 0) throw new TrailingData(pending.length + (await restLength(raw)))
+          if (h === 0) break
+          pending = pending.subarray(h)
+          const z = createInflateRaw()
+          z.on('data', (d: Buffer) => out.push(d))
+          z.on('end', () => (memberEnded = true))
+          inflater = z
+          fed = 0
+          memberEnded = false
+          continue
+        }
+        const z = inflater
+        const piece = pending
+        pending = Buffer.alloc(0)
+        fed += piece.length
+        await new Promise<void>((resolve, reject) => {
+          z.once('error', reject)
+          z.write(piece, () => resolve())
+        })
+        if (!memberEnded) {
+          // The member may have ended with this piece: flushing makes zlib say so.
+          await new Promise<void>((resolve) => z.flush(() => resolve()))
+          await new Promise<void>((resolve) => setImmediate(resolve))
+        }
+        while (out.length > 0) yield out.shift() as Buffer
+        if (memberEnded) {
+          const rest = fed - z.bytesWritten
+          pending = rest > 0 ? piece.subarray(piece.length - rest) : Buffer.alloc(0)
+          inflater = undefined
+          trailer = 8
+        }
+      }
+    }
+    if (inflater) {
+      const z = inflater
+      await new Promise<void>((resolve) => z.end(() => resolve()))
+      while (out.length > 0) yield out.shift() as Buffer
+    }
+  } finally {
+    raw.destroy()
+    inflater?.destroy()
+  }
+}
+
+async function restLength(raw: ReadStream): Promise<number> {
+  let n = 0
+  for await (const c of raw as AsyncIterable<Buffer>) n += c.length
+  return n
 }
 
 /**

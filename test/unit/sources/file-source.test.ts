@@ -203,3 +203,20 @@ describe('FileSource: container wrappers', () => {
     expect(events).toHaveLength(1)
   })
 })
+
+describe('FileSource: gzip with bytes appended', () => {
+  const LINES = Array.from({length: 20}, (_, i) => `203.0.113.${i} - - [10/Oct/2023:13:55:${String(i).padStart(2, '0')} +0000] "GET /a${i}.js HTTP/1.1" 200 ${100 + i} "-" "curl/8"`).join('\n') + '\n'
+
+  it('reads every record before the appended bytes, as gzip -dc does, and counts what follows', async () => {
+    for (const [name, content, records] of [
+      ['one member', Buffer.concat([gzipSync(LINES), Buffer.from('TRAILING GARBAGE\n')]), 20],
+      ['two members', Buffer.concat([gzipSync(LINES), gzipSync(LINES), Buffer.from('not gzip at all, a log line appended by hand\n')]), 40],
+    ] as const) {
+      const {events, batches} = await readAll(`appended-${name.replace(' ', '-')}.log.gz`, content)
+      expect([name, events.length]).toEqual([name, records])
+      const rejections = batches.flatMap((b) => b.rejections)
+      expect(rejections).toHaveLength(1)
+      expect(rejections[0]).toMatchObject({reason: 'truncated-input', detail: expect.stringMatching(/\d+ bytes after the end of the gzip data are not gzip: not read/)})
+    }
+  })
+})
