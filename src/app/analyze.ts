@@ -2,7 +2,7 @@ import {createWriteStream, promises as fs, type WriteStream} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import type {Readable} from 'node:stream'
-import {pipeline} from 'node:stream/promises'
+import {finished, pipeline} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
 import type {AnalysisOptions} from '../analysis/options'
 import type {AccessEvent} from '../model/access-event'
@@ -109,13 +109,24 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
     const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
     if (req.datadogSummary) input.datadog = req.datadogSummary()
+    if (failures) await closeFailures(failures, req.failuresFile as string)
     return {schemaVersion: SCHEMA_VERSION, input, ...outcome}
   } finally {
     // A run that stopped early (a source out of order, a failure) closes every reader: workers stop
     // reading for it, sorted runs spilled to disk are removed. Not awaited: a reader in the middle
     // of a step (a Datadog request) closes once that step is over.
     for (const s of streams) s.return(undefined).catch(() => {})
-    if (failures) await new Promise<void>((resolve) => failures.end(() => resolve()))
+    if (failures && !failures.writableFinished) failures.destroy()
+  }
+}
+
+/** Every failure written and on disk, or the write error (a full disk) as an input error: a run never claims a file it did not write. */
+async function closeFailures(out: WriteStream, file: string): Promise<void> {
+  out.end()
+  try {
+    await finished(out)
+  } catch (error: unknown) {
+    throw new InputError(`${file}: cannot write the failures file (${(error as {code?: string}).code ?? (error as Error).message})`, file)
   }
 }
 

@@ -10,7 +10,33 @@ import {closest} from './suggest'
  * What every skewscan command shares: the one place that writes to stdout and stderr, and the
  * mapping from the library's typed errors to the documented exit codes.
  */
+/** Whether standard output's write errors are handled yet (once per process). */
+let outputGuarded = false
+
+/**
+ * Standard output is the one sink of every command's data. A reader that went away (`| head`)
+ * ends the run quietly with the code it had; any other write error (a full disk) is said on stderr
+ * and exits 2 rather than a stack trace and exit 1, which `--fail-on` uses.
+ */
+function guardOutput(): void {
+  if (outputGuarded) return
+  outputGuarded = true
+  // Before oclif's own listener, which rethrows every error but EPIPE as an uncaught exception.
+  process.stdout.prependListener('error', outputFailed)
+}
+
+function outputFailed(error: NodeJS.ErrnoException): never {
+  if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0)
+  process.stderr.write(` ›   Error: cannot write to standard output (${error.code ?? error.message})\n`)
+  process.exit(EXIT.USAGE)
+}
+
 export abstract class BaseCommand extends Command {
+  override async init(): Promise<void> {
+    guardOutput()
+    await super.init()
+  }
+
   /** Data for the user: stdout, and nothing under --json (the returned value is printed instead). */
   protected print(text: string): void {
     if (!this.jsonEnabled()) process.stdout.write(text)

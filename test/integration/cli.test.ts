@@ -1,9 +1,10 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {closeSync, mkdtempSync, openSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {ROOT, runCli} from '../helpers/cli'
+import {cliEnv, ROOT, runCli} from '../helpers/cli'
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-cli-'))
 const B = '10.1.1.1:8080'
@@ -119,6 +120,28 @@ describe('skewscan analyze, run as a user would', () => {
     const r = runCli(['analyze', logFile, '--deploys', file])
     expect(r.status).toBe(0)
     expect(r.stderr).toContain(`${file} (${format}): no deploys in it; deploys are inferred from the logs`)
+  })
+
+  it('a report that cannot be written (a full disk) says so and exits 2, not 1 (the --fail-on code) with a stack trace', () => {
+    for (const args of [['analyze', logFile], ['analyze', logFile, '--json'], ['parse', logFile]]) {
+      const full = openSync('/dev/full', 'w')
+      try {
+        const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {stdio: ['ignore', full, 'pipe'], encoding: 'utf8', timeout: 60_000, env: cliEnv()})
+        expect([args.join(' '), r.status]).toEqual([args.join(' '), 2])
+        expect(r.stderr).toContain('cannot write to standard output (ENOSPC)')
+        expect(r.stderr).not.toMatch(/\n\s+at /)
+      } finally {
+        closeSync(full)
+      }
+    }
+    const r = runCli(['analyze', logFile, '--failures', '/dev/full'])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('/dev/full: cannot write the failures file (ENOSPC)')
+  })
+
+  it('a reader that leaves early (| head) ends the run quietly', () => {
+    const r = spawnSync('/bin/sh', ['-c', `"${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" parse "${logFile}" | head -c 10 >/dev/null; echo "status \${PIPESTATUS:-}"`], {encoding: 'utf8', timeout: 60_000, env: cliEnv()})
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /)
   })
 
   it('exits 2 on a bad flag value, naming the flag', () => {
