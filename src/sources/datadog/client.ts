@@ -13,7 +13,9 @@
  *   is exact and costs nothing;
  * - classifies failures (HTTP status, timeout, cut-off body, connection error, bad JSON) for the
  *   retry policy. The client's own retry is off: it cannot see timeouts or cut-off bodies, and its
- *   waits are seconds long.
+ *   waits are seconds long;
+ * - follows no redirect. fetch's default would resend every header, DD-API-KEY and
+ *   DD-APPLICATION-KEY included, to whatever origin a Location names (issue 14). See `redirected`.
  *
  * The client is imported only here, lazily (it takes ~2 s and 7,000 modules to load): `--help` and
  * offline runs never load it. Its logger is silenced first, since with DEBUG set it writes request
@@ -30,7 +32,7 @@ import {DatadogRequestError, type Operation, PullAborted} from './errors'
 import {RateGate} from './rate-limit'
 
 export {DatadogRequestError, PullAborted, type Operation} from './errors'
-import {type RequestFailure, retryDecision, type RetryPolicy} from './retry'
+import {describeFailure, type RequestFailure, retryDecision, type RetryPolicy} from './retry'
 
 export const OPERATION_PATHS: Record<Operation, string> = {
   'logs-search': 'POST /api/v2/logs/events/search',
@@ -128,8 +130,10 @@ export class DatadogClient {
 
   private failed(operation: Operation, failure: RequestFailure, why: string, body: string | undefined): DatadogRequestError {
     const detail = body === undefined ? '' : `: ${this.mask(summariseBody(body))}`
-    let message = `Datadog ${OPERATION_PATHS[operation]} failed (${why})${detail}`
+    // A redirect is refused, not "not transient": the reason alone reads better, the advice says the rest.
+    let message = `Datadog ${OPERATION_PATHS[operation]} failed (${failure.kind === 'redirect' ? describeFailure(failure) : why})${detail}`
     if (failure.kind === 'http' && (failure.status === 401 || failure.status === 403)) message += `\n${authAdvice(failure.status, operation, this.connection)}`
+    if (failure.kind === 'redirect') message += `\n${redirectAdvice(failure, this.connection)}`
     return new DatadogRequestError(message, operation, failure, body === undefined ? undefined : this.mask(body))
   }
 
@@ -152,10 +156,18 @@ export class DatadogClient {
     let response: Response
     let body: string
     try {
-      response = await fetch(url, {...init, signal: AbortSignal.any(signals)})
+      // `redirect` comes after the spread: nothing the client passes can turn following back on.
+      response = await fetch(url, {...init, redirect: 'manual', signal: AbortSignal.any(signals)})
     } catch (error: unknown) {
       if (capture) capture.failure = classifyError(error)
       throw error
+    }
+    if (response.status >= 300 && response.status < 400) {
+      // The body of a redirect is a proxy's page, of no use in the message: not read.
+      await response.body?.cancel().catch(() => undefined)
+      const failure = this.redirected(url, response)
+      if (capture) capture.failure = failure
+      throw new Error(describeFailure(failure))
     }
     this.rate.observe(operationOf(url), response.headers)
     try {
@@ -178,6 +190,33 @@ export class DatadogClient {
       throw error
     }
     return new Response(body, {status: response.status, headers: response.headers})
+  }
+
+  /**
+   * A 3xx answer, as a failure that ends the run (not transient, and fatal where other failures
+   * fall back: see `isRedirectRefused`). No redirect is followed, not even to the same origin
+   * (scheme, host and port), where the keys would be safe: the Datadog API answers its endpoints
+   * without redirecting, so a redirect means `--api-url` points at something else (a proxy's login
+   * page, an http-to-https upgrade, a moved path), and 301/302/303 would also turn the POST into a
+   * bodiless GET. An SRE would rather see that, once, than have skewscan guess; the message names
+   * where the redirect pointed, so the fix (the right --api-url) is one copy away.
+   *
+   * The target is kept as origin and path only (a query string could carry anything, the keys
+   * included) and masked all the same.
+   */
+  private redirected(url: string, response: Response): RequestFailure {
+    const status = response.status
+    const location = response.headers.get('location')
+    let target: URL | undefined
+    try {
+      target = location === null || location.trim() === '' ? undefined : new URL(location, url)
+    } catch {
+      target = undefined
+    }
+    if (target === undefined) return {kind: 'redirect', status, sameOrigin: false}
+    const where = target.protocol === 'http:' || target.protocol === 'https:' ? `${target.origin}${target.pathname}` : `a ${target.protocol} URL`
+    const shown = this.mask(where.length > 200 ? `${where.slice(0, 197)}...` : where)
+    return {kind: 'redirect', status, target: shown, sameOrigin: target.origin === new URL(url).origin}
   }
 
   private async load(): Promise<Apis> {
@@ -254,4 +293,13 @@ function authAdvice(status: number, operation: Operation, c: DatadogConnection):
     ? 'the API key (DD_API_KEY or DATADOG_API_KEY) is probably wrong or revoked'
     : `the application key (DD_APP_KEY or DATADOG_APP_KEY) is probably wrong, or lacks the ${permission} permission (or the API key belongs to another organisation)`
   return `Datadog refused the keys: ${likely}. Keys are per site: this request went to ${c.baseUrl} (site ${c.site}); check --site / DD_SITE.`
+}
+
+function redirectAdvice(f: Extract<RequestFailure, {kind: 'redirect'}>, c: DatadogConnection): string {
+  const origin = new URL(c.baseUrl).origin
+  if (f.target === undefined) return `${c.baseUrl} answered a redirect without a usable Location; skewscan follows no redirect. Check what answers there (--api-url / SKEWSCAN_API_URL, --site).`
+  if (f.sameOrigin) {
+    return `Not followed: skewscan follows no redirect, even on the same origin (${origin}). The Datadog API does not redirect, so --api-url (or SKEWSCAN_API_URL) points at something else: give the URL that answers the API itself.`
+  }
+  return `Not followed: that is another origin than ${origin}, and the keys are sent to no other origin. If the Datadog API really is there, give it as --api-url (or SKEWSCAN_API_URL); otherwise check what answers at ${c.baseUrl}.`
 }

@@ -11,6 +11,15 @@ export class DatadogRequestError extends SourceError {
   }
 }
 
+/**
+ * A 3xx the client refused to follow. It ends the run wherever it happens: falling back (aggregate
+ * to plain search, Events v2 to v1) would only ask the same misdirected server again and bury the
+ * reason in a notice.
+ */
+export function isRedirectRefused(error: unknown): error is DatadogRequestError {
+  return error instanceof DatadogRequestError && error.failure.kind === 'redirect'
+}
+
 /** The run was cancelled (Ctrl-C): not a failure of Datadog. */
 export class PullAborted extends Error {
   constructor() {

@@ -9,6 +9,7 @@ import {SourceError} from '../errors'
 import {RECENT_EVIDENCE} from '../../analysis/builds'
 import {bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
+import {isRedirectRefused} from './errors'
 import {type BucketCounts, bucketFor, edgeSlices, planSlices, planWindows, podEdges, type Slice} from './plan'
 import {type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
@@ -240,10 +241,11 @@ function withEdges(plan: PullPlan, edges: Edges): PullPlan {
   return {...plan, streams, pods: edges.pods}
 }
 
-/** Why the aggregate failed, for the fallback; keys refused fail the run (the search would be refused too). */
+/** Why the aggregate failed, for the fallback; keys refused and redirects fail the run (the search would meet them too). */
 function reasonOf(error: unknown): string {
   if (error instanceof PullAborted || !(error instanceof SourceError)) throw error
   if (error instanceof DatadogRequestError && error.failure.kind === 'http' && (error.failure.status === 401 || error.failure.status === 403)) throw error
+  if (isRedirectRefused(error)) throw error
   return error.message.split('\n')[0] ?? error.message
 }
 

@@ -16,6 +16,12 @@ export type RequestFailure =
   | {kind: 'invalid-json'}
   /** Datadog answered `meta.status: "timeout"`: the page may be partial. */
   | {kind: 'partial'}
+  /**
+   * A 3xx answer, never followed (see the client). `target` is where it pointed, as origin and path
+   * (no query, keys masked); absent when there was no usable Location. `sameOrigin` compares it
+   * with the request's scheme, host and port.
+   */
+  | {kind: 'redirect'; status: number; target?: string; sameOrigin: boolean}
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -57,6 +63,8 @@ function backoff(attempt: number, policy: RetryPolicy, random: number): number {
 }
 
 function isTransient(f: RequestFailure): boolean {
+  // A redirect is configuration (where --api-url points), not luck: asking again gets it again.
+  if (f.kind === 'redirect') return false
   if (f.kind !== 'http') return true
   // 408 and 429 are the only 4xx a server expects to be repeated; 400/401/403/404 never change.
   return f.status === 408 || f.status === 429 || f.status >= 500
@@ -70,6 +78,7 @@ export function describeFailure(f: RequestFailure): string {
     case 'truncated': return 'the answer was cut off'
     case 'invalid-json': return 'the answer was not valid JSON'
     case 'partial': return 'Datadog timed out on the query (partial page)'
+    case 'redirect': return f.target === undefined ? `HTTP ${f.status} redirect without a usable Location` : `HTTP ${f.status} redirect to ${f.target}${f.sameOrigin ? ' (same origin)' : ''}`
   }
 }
 
