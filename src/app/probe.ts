@@ -2,6 +2,7 @@ import {runBarrage} from '../probe/barrage'
 import {type Clock, WALL_CLOCK} from '../probe/clock'
 import {CookieJar} from '../probe/cookie-jar'
 import {HttpClient} from '../probe/http-client'
+import {DEFAULT_DURATION_MS, DEFAULT_GIVE_UP_AFTER} from '../probe/options'
 import {ProbeTally} from '../probe/tally'
 import type {BarrageResult, ProbeStop, ProbeSummary} from '../probe/types'
 
@@ -9,10 +10,15 @@ export interface ProbeRequest {
   url: string
   /** From one barrage's start to the next one's (a slow barrage delays the next, never overlaps it). */
   intervalMs: number
-  /** Stop after this long; no new barrage starts later. */
+  /** Stop after this long; no new barrage starts later. Without it or `count`: DEFAULT_DURATION_MS (1h). */
   durationMs?: number
   /** Stop after this many barrages. */
   count?: number
+  /**
+   * Stop (`unreachable`) after this many barrages in a row whose page got no answer at all
+   * (connection refused, DNS failure, timeout; an HTTP error is an answer). 0: never. Default DEFAULT_GIVE_UP_AFTER (10).
+   */
+  giveUpAfter?: number
   /** Per request. */
   timeoutMs: number
   userAgent: string
@@ -21,7 +27,10 @@ export interface ProbeRequest {
   cookies: string[]
   /** Keep a cookie jar across barrages, like a browser (tests session affinity). */
   sticky: boolean
-  /** Asset requests in flight at once. */
+  /**
+   * Requests in flight at once, the page's included: the page is fetched alone, then at most this many
+   * assets; barrages never overlap (a slow one delays the next), so a slow site cannot make them pile up.
+   */
   concurrency: number
   /** Stops the probe between or during barrages (Ctrl-C); the barrage cut short is not counted. */
   signal?: AbortSignal
@@ -49,7 +58,12 @@ export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
   const stop = (): void => current?.close()
   req.signal?.addEventListener('abort', stop, {once: true})
   const startedAt = now()
-  const deadline = req.durationMs === undefined ? Number.POSITIVE_INFINITY : startedAt + req.durationMs
+  // Never unbounded: without --count or --duration the probe stops after the default duration.
+  const durationMs = req.durationMs ?? (req.count === undefined ? DEFAULT_DURATION_MS : undefined)
+  const deadline = durationMs === undefined ? Number.POSITIVE_INFINITY : startedAt + durationMs
+  const giveUpAfter = req.giveUpAfter ?? DEFAULT_GIVE_UP_AFTER
+  /** Barrages in a row whose page got no answer. */
+  let unanswered = 0
   let stoppedBy: ProbeStop = 'interrupt'
   try {
     for (let seq = 1; ; seq++) {
@@ -70,6 +84,11 @@ export async function probe(req: ProbeRequest): Promise<ProbeSummary> {
       if (req.signal?.aborted) break
       const info = tally.add(b)
       req.onBarrage?.(b, info)
+      unanswered = b.page.status === null ? unanswered + 1 : 0
+      if (giveUpAfter > 0 && unanswered >= giveUpAfter) {
+        stoppedBy = 'unreachable'
+        break
+      }
       if (req.count !== undefined && seq >= req.count) continue
       const next = t0 + req.intervalMs
       if (next >= deadline) {

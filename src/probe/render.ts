@@ -46,7 +46,8 @@ const pct = (rate: number): string => `${Math.round(rate * 1000) / 10}%`
 /** The summary printed when the probe stops. */
 export function renderProbeSummary(s: ProbeSummary): string {
   const seconds = (Date.parse(s.endedAt) - Date.parse(s.startedAt)) / 1000
-  const stop = s.stoppedBy === 'interrupt' ? 'interrupted' : `stopped by --${s.stoppedBy}`
+  const stop = s.stoppedBy === 'interrupt' ? 'interrupted'
+    : s.stoppedBy === 'unreachable' ? 'gave up (the page did not answer)' : `stopped by --${s.stoppedBy}`
   const lines = [
     '',
     `Probe of ${terminalSafe(s.url)}: ${plural(s.barrages, 'barrage')} in ${seconds.toFixed(1)} s, ${stop}.`,

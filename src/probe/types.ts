@@ -43,7 +43,8 @@ export interface BuildSeen {
   barrages: number
 }
 
-export type ProbeStop = 'count' | 'duration' | 'interrupt'
+/** `unreachable`: --give-up-after barrages in a row got no answer from the page (refused, DNS, timeout). */
+export type ProbeStop = 'count' | 'duration' | 'interrupt' | 'unreachable'
 
 /** The probe's summary: the `--json` contract (schemas/probe.schema.json). */
 export interface ProbeSummary {

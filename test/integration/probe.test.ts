@@ -5,6 +5,8 @@ import http, {type IncomingHttpHeaders} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {probe, type ProbeRequest} from '../../src/app/probe'
+import {SimulatedClock} from '../../src/probe/clock'
+import {DEFAULT_DURATION_MS, DEFAULT_GIVE_UP_AFTER, probeSettings} from '../../src/probe/options'
 import type {BarrageResult} from '../../src/probe/types'
 import {ROOT} from '../helpers/cli'
 import {startCli, waitFor} from '../helpers/cli-process'
@@ -13,11 +15,14 @@ import {startCli, waitFor} from '../helpers/cli-process'
  * The probe against a small site on 127.0.0.1 whose behaviour each test sets: healthy, serving its
  * shell for a bundle, 404, a BOM-prefixed HTML body, a hanging bundle, a redirect.
  */
-type Mode = 'ok' | 'html' | 'missing' | 'bom' | 'hang' | 'redirect'
+type Mode = 'ok' | 'html' | 'missing' | 'bom' | 'hang' | 'redirect' | 'slow' | 'unavailable'
 let mode: Mode = 'ok'
 const seen: {path: string; headers: IncomingHttpHeaders}[] = []
 let inFlightAssets = 0
 let maxInFlightAssets = 0
+/** Every request, the page's included, from its arrival until its response is done or its connection closed. */
+let inFlight = 0
+let maxInFlight = 0
 let port = 0
 const page = (n = 4) => Buffer.from(`<!doctype html><html><head><base href="/app/">
 <link rel="stylesheet" href="/_build/site.css"><script type="module" src="main.js"></script>
@@ -28,7 +33,11 @@ let assetsOnPage = 4
 const server = http.createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0] ?? '/'
   seen.push({path, headers: req.headers})
+  inFlight++
+  maxInFlight = Math.max(maxInFlight, inFlight)
+  res.on('close', () => inFlight--)
   if (path === '/' || path === '/home') {
+    if (mode === 'unavailable') return res.writeHead(503, {'content-type': 'text/plain'}).end('down for maintenance\n')
     if (mode === 'redirect' && path === '/') {
       res.writeHead(302, {location: '/home', 'set-cookie': 'from-redirect=1; Path=/'})
       return res.end()
@@ -36,6 +45,7 @@ const server = http.createServer((req, res) => {
     const body = page(assetsOnPage)
     const headers: Record<string, string | string[]> = {'content-type': 'text/html', 'content-length': String(body.length)}
     if (!req.headers.cookie?.includes('sid=')) headers['set-cookie'] = `sid=${seen.length}; Path=/`
+    if (mode === 'slow') return setTimeout(() => res.writeHead(200, headers).end(body), 20)
     res.writeHead(200, headers)
     return res.end(body)
   }
@@ -45,7 +55,7 @@ const server = http.createServer((req, res) => {
   const send = (status: number, type: string, body: Buffer, extra: Record<string, string> = {}) => setTimeout(() => {
     res.writeHead(status, {'content-type': type, 'content-length': String(body.length), ...extra})
     res.end(body)
-  }, 15)
+  }, mode === 'slow' ? 60 : 15)
   const isMain = path === '/app/main.js'
   if (mode === 'hang' && isMain) return // never answers: the probe's timeout ends it
   if (mode === 'html' && isMain) return send(200, 'text/html', page(assetsOnPage))
@@ -67,7 +77,19 @@ beforeEach(() => {
   assetsOnPage = 4
   seen.length = 0
   maxInFlightAssets = 0
+  maxInFlight = 0
 })
+
+/** A loopback port nothing listens on: a server's, opened and closed again. */
+async function deadPort(): Promise<number> {
+  const closed = http.createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()))
+  const p = (closed.address() as AddressInfo).port
+  await new Promise((resolve) => closed.close(resolve))
+  return p
+}
+
+const T0 = Date.parse('2026-12-01T20:00:00.000Z')
 
 const url = () => `http://127.0.0.1:${port}/`
 const run = (over: Partial<ProbeRequest> = {}) => {
@@ -160,6 +182,66 @@ describe('probe against a live page', () => {
   })
 })
 
+describe('probe bounds (issue 14)', () => {
+  /** Stops a probe that would otherwise never end (the bug): the test then fails on its assertions, at once. */
+  const safetyNet = (max: number) => {
+    const controller = new AbortController()
+    let n = 0
+    return {signal: controller.signal, onBarrage: () => void (++n >= max && controller.abort())}
+  }
+
+  it('gives up on a dead site by itself, without --count or --duration, after the default number of unanswered barrages', async () => {
+    const dead = `http://127.0.0.1:${await deadPort()}/`
+    const settings = probeSettings(dead, {interval: '300ms', timeout: '5s', sticky: false, concurrency: 6, 'give-up-after': DEFAULT_GIVE_UP_AFTER})
+    expect(settings).not.toHaveProperty('count')
+    expect(settings).not.toHaveProperty('durationMs')
+    const barrages: BarrageResult[] = []
+    const net = safetyNet(5 * DEFAULT_GIVE_UP_AFTER)
+    const summary = await probe({
+      ...settings, userAgent: 'skewscan-probe/test', clock: new SimulatedClock(T0), signal: net.signal,
+      onBarrage: (b) => {
+        barrages.push(b)
+        net.onBarrage()
+      },
+    })
+    expect(summary).toMatchObject({stoppedBy: 'unreachable', barrages: DEFAULT_GIVE_UP_AFTER, pageErrors: DEFAULT_GIVE_UP_AFTER})
+    expect(barrages.every((b) => b.verdict === 'page-error' && b.page.status === null && b.page.error === 'ECONNREFUSED')).toBe(true)
+    // On the simulated clock the barrages are exactly an interval apart.
+    expect(barrages.map((b) => b.startedAt - T0)).toEqual(Array.from({length: DEFAULT_GIVE_UP_AFTER}, (_, i) => i * 300))
+  })
+
+  it('counts an HTTP error as an answer, so a site answering 503 is watched, not given up on', async () => {
+    mode = 'unavailable'
+    const {summary} = await run({count: 4, giveUpAfter: 2, clock: new SimulatedClock(T0)})
+    expect(summary).toMatchObject({stoppedBy: 'count', barrages: 4, pageErrors: 4})
+  })
+
+  it('without --count or --duration stops after the default bound (1h), even when told never to give up', async () => {
+    const dead = `http://127.0.0.1:${await deadPort()}/`
+    // A long interval keeps the hour to a few barrages; the bound is the same for any interval.
+    const settings = probeSettings(dead, {interval: '10m', timeout: '5s', sticky: false, concurrency: 6, 'give-up-after': 0})
+    const net = safetyNet(100)
+    const summary = await probe({...settings, userAgent: 'skewscan-probe/test', clock: new SimulatedClock(T0), ...net})
+    expect(summary).toMatchObject({stoppedBy: 'duration', barrages: 6})
+    expect(Date.parse(summary.endedAt) - Date.parse(summary.startedAt)).toBe(DEFAULT_DURATION_MS)
+  })
+
+  it('never has more than --concurrency requests in flight against a slow site, page included, and barrages never overlap', async () => {
+    mode = 'slow'
+    assetsOnPage = 12
+    // The wall clock, so requests really overlap (the simulated clock runs them one at a time). The site
+    // answers the page in 20 ms and each asset in 60 ms: a barrage (the page, then 12 assets 3 at a time)
+    // outlasts the 100 ms interval, so each next one is due before the last has ended.
+    const {barrages} = await run({count: 4, intervalMs: 100, concurrency: 3})
+    expect(barrages.map((b) => b.verdict)).toEqual(['all-ok', 'all-ok', 'all-ok', 'all-ok'])
+    expect(seen).toHaveLength(4 * 13)
+    expect(maxInFlight).toBeLessThanOrEqual(3)
+    for (let i = 1; i < barrages.length; i++) {
+      expect((barrages[i] as BarrageResult).startedAt).toBeGreaterThanOrEqual((barrages[i - 1] as BarrageResult).endedAt)
+    }
+  })
+})
+
 describe('skewscan probe, run as a user would', () => {
   const ajv = new Ajv({allErrors: true, strict: false})
   addFormats(ajv)
@@ -168,7 +250,7 @@ describe('skewscan probe, run as a user would', () => {
   const validateBarrage = ajv.compile({$ref: `${schema.$id}#/definitions/barrage`})
 
   it('--json prints the summary, valid against schemas/probe.schema.json; barrage lines go to stderr', async () => {
-    const cli = startCli(['probe', url(), '--count', '2', '--interval', '50ms', '--json'])
+    const cli = startCli(['probe', url(), '--count', '2', '--interval', '100ms', '--json'])
     expect((await cli.exited).code).toBe(0)
     const summary = JSON.parse(cli.stdout())
     expect(validateSummary(summary) || validateSummary.errors).toBe(true)
@@ -179,7 +261,7 @@ describe('skewscan probe, run as a user would', () => {
 
   it('--ndjson streams one line per barrage, then the summary; --fail-on failure exits 1', async () => {
     mode = 'html'
-    const cli = startCli(['probe', url(), '--count', '2', '--interval', '50ms', '--ndjson', '--fail-on', 'failure'])
+    const cli = startCli(['probe', url(), '--count', '2', '--interval', '100ms', '--ndjson', '--fail-on', 'failure'])
     expect((await cli.exited).code).toBe(1)
     const lines = cli.stdout().trim().split('\n').map((l) => JSON.parse(l) as {type: string})
     expect(lines.map((l) => l.type)).toEqual(['barrage', 'barrage', 'summary'])
@@ -199,7 +281,7 @@ describe('skewscan probe, run as a user would', () => {
   })
 
   it('Ctrl-C stops it: the summary is printed, the process exits 0, its connections are closed', async () => {
-    const cli = startCli(['probe', url(), '--interval', '50ms'])
+    const cli = startCli(['probe', url(), '--interval', '100ms'])
     await waitFor(() => (cli.stdout().match(/Barrage started/g) ?? []).length >= 2, 15_000, 'two barrages')
     cli.child.kill('SIGINT')
     const exit = await cli.exited
@@ -209,13 +291,32 @@ describe('skewscan probe, run as a user would', () => {
     expect(connections).toBe(0)
   })
 
+  it('refuses an --interval under 100ms: exit 2, naming the flag and the minimum, before any request', async () => {
+    for (const interval of ['0', '99ms']) {
+      const cli = startCli(['probe', url(), '--interval', interval, '--count', '1'])
+      expect((await cli.exited).code).toBe(2)
+      expect(cli.stderr()).toContain(`--interval must be at least 100ms (got "${interval}")`)
+    }
+    expect(seen).toHaveLength(0)
+  })
+
+  it('gives up on a site that does not answer, without --count or --duration: exit 3 and says why', async () => {
+    // Killed after 12 s if it does not stop by itself (the bug), so both runs fit in the test's time.
+    const cli = startCli(['probe', `http://127.0.0.1:${await deadPort()}/`, '--interval', '100ms'], 12_000)
+    expect((await cli.exited).code).toBe(3)
+    expect(cli.stdout().match(/page failed \(ECONNREFUSED\)/g)).toHaveLength(10)
+    expect(cli.stdout()).toMatch(/10 barrages in [\d.]+ s, gave up \(the page did not answer\)\./)
+    expect(cli.stderr()).toContain('Gave up: the page did not answer 10 barrages in a row (last: ECONNREFUSED)')
+    const fewer = startCli(['probe', `http://127.0.0.1:${await deadPort()}/`, '--interval', '100ms', '--give-up-after', '2', '--json'], 12_000)
+    expect((await fewer.exited).code).toBe(3)
+    const summary = JSON.parse(fewer.stdout())
+    expect(validateSummary(summary) || validateSummary.errors).toBe(true)
+    expect(summary).toMatchObject({stoppedBy: 'unreachable', barrages: 2})
+  })
+
   it('exits 2 on usage errors and 3 when the page never loads', async () => {
     const bad = startCli(['probe', 'not-a-url', '--count', '1'])
-    const closed = http.createServer()
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()))
-    const deadPort = (closed.address() as AddressInfo).port
-    await new Promise((resolve) => closed.close(resolve))
-    const down = startCli(['probe', `http://127.0.0.1:${deadPort}/`, '--count', '2', '--interval', '10ms'])
+    const down = startCli(['probe', `http://127.0.0.1:${await deadPort()}/`, '--count', '2', '--interval', '100ms'])
     expect((await bad.exited).code).toBe(2)
     expect(bad.stderr()).toMatch(/not a URL/)
     expect((await down.exited).code).toBe(3)

@@ -52,5 +52,7 @@ describe('probe rendering', () => {
     expect(text).toContain('Failed barrages: 1 (100% of the pages that loaded): 1 with HTML for an asset')
     expect(text).toContain('Failure window: 10:00:00.000Z → 10:00:00.000Z (0 s)')
     expect(text).toContain(`1832 B #${build.assetsHash}  3 assets  first 10:00:00.000Z  last 10:00:00.000Z  1 barrage`)
+    expect(renderProbeSummary(t.summary({url: 'http://h/', startedAt: T0, endedAt: T0 + 2700, stoppedBy: 'unreachable'})))
+      .toContain('Probe of http://h/: 1 barrage in 2.7 s, gave up (the page did not answer).')
   })
 })
