@@ -7,6 +7,7 @@ export interface TrafficBucket {
   failures: number
 }
 
+/** Sparse: a bucket exists once a request falls in it, so what it keeps follows the records, never the time span. */
 export class TrafficHistogram {
   private readonly services = new Map<string, Map<number, TrafficBucket>>()
 

@@ -209,6 +209,7 @@ export interface NonUserCounts {
 /** Detail for the HTML report (`--format html`): the traffic timeline and the broken page loads' requests. */
 export interface ReportDetails {
   bucketSeconds: number
+  /** Per app, only the buckets with traffic in time order (sparse: never one per interval of the span). */
   timeline: {app: string | null; buckets: {start: string; requests: number; pageLoads: number; failures: number}[]}[]
   brokenPageLoads: {
     id: number

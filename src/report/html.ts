@@ -1,6 +1,7 @@
 import type {AnalysisReport, IncidentReport, ReportDetails} from '../model/report'
 import {appLabel, duration, headline, pct, shortTime} from './table'
 import {plural} from '../util/plural'
+import {type AxisPart, lengthWords, type TimeAxis, timeAxis} from './time-axis'
 
 export interface HtmlOptions {
   /** When the report was made (passed in: renderers do not read the clock). */
@@ -14,44 +15,65 @@ export function esc(s: string | number | null | undefined): string {
 }
 
 const t = (iso: string): number => Date.parse(iso)
-const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16)
+const iso = (ms: number): string => new Date(ms).toISOString()
 
-type Bucket = ReportDetails['timeline'][number]['buckets'][number]
+type Series = ReportDetails['timeline'][number]
 
-/** At most `max` bars: buckets merged into wider ones covering [from, to]. */
-function rebucket(buckets: readonly Bucket[], from: number, to: number, baseSeconds: number, max: number) {
-  const base = baseSeconds * 1000
-  const width = Math.max(base, Math.ceil((to - from) / max / base) * base)
-  const bars = new Map<number, {requests: number; failures: number}>()
-  for (const b of buckets) {
-    const k = Math.floor((t(b.start) - from) / width)
-    const bar = bars.get(k) ?? {requests: 0, failures: 0}
-    bar.requests += b.requests
-    bar.failures += b.failures
-    bars.set(k, bar)
-  }
-  return {width, bars}
+const W = 1000
+const L = 50
+const PLOT_W = W - L - 10
+/** Bars per chart at most (over the whole width; each part of the axis gets its share). */
+const MAX_BARS = 240
+
+/**
+ * The one time axis of every chart: from the input's first record (or earliest deploy) to its last,
+ * with long stretches where nothing happened cut out (see time-axis.ts). The buckets are sparse
+ * (only those with traffic), so this reads what the report keeps, never the span.
+ */
+function reportAxis(r: AnalysisReport, details: ReportDetails): TimeAxis {
+  const starts = [r.input.first, ...r.deploys.flatMap((d) => [d.start, d.end])].filter((x): x is string => x !== null).map(t)
+  const ends = [r.input.last, ...r.deploys.map((d) => d.end)].filter((x): x is string => x !== null).map(t)
+  let from = Infinity
+  for (const s of starts) from = Math.min(from, s)
+  let to = from + 60_000
+  for (const e of ends) to = Math.max(to, e)
+  const bucket = details.bucketSeconds * 1000
+  const spans: [number, number][] = [...starts, ...ends].map((ms) => [ms, ms])
+  for (const s of details.timeline) for (const b of s.buckets) spans.push([t(b.start), t(b.start) + bucket])
+  return timeAxis(from, to, spans, L, PLOT_W)
 }
 
-function niceStep(spanMs: number): number {
-  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map((m) => m * 60_000)
-  return steps.find((s) => spanMs / s <= 8) ?? 2_880 * 60_000
+/**
+ * At most MAX_BARS bars (a few more with breaks): buckets merged into bars about PLOT_W / MAX_BARS
+ * pixels wide. Every part is drawn at the same scale, so bars are as long in each.
+ */
+function rebucket(buckets: readonly Series['buckets'][number][], axis: TimeAxis, baseSeconds: number) {
+  const base = baseSeconds * 1000
+  const widths = axis.parts.map((p) => (p.to > p.from ? Math.max(base, Math.ceil((p.to - p.from) * PLOT_W / MAX_BARS / (p.x1 - p.x0) / base) * base) : base))
+  const bars = new Map<string, {part: number; k: number; requests: number; failures: number}>()
+  for (const b of buckets) {
+    const start = t(b.start)
+    const part = axis.partOf(start)
+    const k = Math.floor((start - (axis.parts[part] as AxisPart).from) / (widths[part] as number))
+    const key = `${part}:${k}`
+    const bar = bars.get(key) ?? {part, k, requests: 0, failures: 0}
+    bar.requests += b.requests
+    bar.failures += b.failures
+    bars.set(key, bar)
+  }
+  return {widths, bars: [...bars.values()]}
 }
 
 /** The timeline of one service: traffic, failures, deploy windows shaded, incidents and builds marked. */
-function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number], bucketSeconds: number): string {
-  const starts = [r.input.first, ...r.deploys.flatMap((d) => [d.start, d.end])].filter((x): x is string => x !== null).map(t)
-  const ends = [r.input.last, ...r.deploys.map((d) => d.end)].filter((x): x is string => x !== null).map(t)
-  const from = Math.min(...starts)
-  const to = Math.max(...ends, from + 60_000)
-  const W = 1000
-  const L = 50
-  const plotW = W - L - 10
-  const x = (ms: number): number => L + ((ms - from) / (to - from)) * plotW
-  const {width, bars} = rebucket(series.buckets, from, to, bucketSeconds, 240)
-  const barW = Math.max(1, (width / (to - from)) * plotW - 0.5)
-  const maxReq = Math.max(1, ...[...bars.values()].map((b) => b.requests))
-  const maxFail = Math.max(1, ...[...bars.values()].map((b) => b.failures))
+function timelineSvg(r: AnalysisReport, series: Series, bucketSeconds: number, axis: TimeAxis): string {
+  const x = axis.x
+  const {widths, bars} = rebucket(series.buckets, axis, bucketSeconds)
+  let maxReq = 1
+  let maxFail = 1
+  for (const b of bars) {
+    maxReq = Math.max(maxReq, b.requests)
+    maxFail = Math.max(maxFail, b.failures)
+  }
   const deploys = r.deploys.filter((d) => d.app === series.app)
   const incidents = r.incidents.filter((i) => i.app === series.app)
   const reqTop = 20
@@ -60,15 +82,23 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
   const failH = 60
   const incTop = 212
   const buildTop = 236
-  const H = buildTop + r.builds.filter((b) => b.app === series.app).length * 14 + 30
+  const tickY = buildTop + r.builds.filter((b) => b.app === series.app).length * 14 + 24
+  const H = tickY + 6 + (axis.dates.length > 0 ? 12 : 0)
   const parts: string[] = [`<svg class="timeline" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="timeline of ${esc(series.app ?? 'all traffic')}" xmlns="http://www.w3.org/2000/svg">`]
   for (const d of deploys) {
     const x0 = x(t(d.start))
     parts.push(`<rect class="deploy-band" data-deploy="${esc(d.id)}" x="${x0.toFixed(1)}" y="${reqTop - 12}" width="${Math.max(2, x(t(d.end)) - x0).toFixed(1)}" height="${incTop - reqTop + 6}"><title>${esc(`${d.id}: ${shortTime(d.start)} → ${shortTime(d.end)} (${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'})`)}</title></rect>`,
       `<text class="deploy-label" x="${(x0 + 2).toFixed(1)}" y="${reqTop - 2}">${esc(d.id)}</text>`)
   }
-  for (const [k, b] of bars) {
-    const bx = (L + ((k * width) / (to - from)) * plotW).toFixed(1)
+  for (const b of bars) {
+    const p = axis.parts[b.part] as AxisPart
+    const scale = p.to > p.from ? (p.x1 - p.x0) / (p.to - p.from) : 0
+    const width = widths[b.part] as number
+    const left = p.x0 + b.k * width * scale
+    // A bar stays in its part, never running into a break (the last part may use the right margin, as it always did).
+    const right = b.part === axis.parts.length - 1 ? W : p.slot1
+    const barW = Math.max(1, Math.min(width * scale - 0.5, right - left))
+    const bx = left.toFixed(1)
     const rh = (b.requests / maxReq) * reqH
     parts.push(`<rect class="req" x="${bx}" y="${(reqTop + reqH - rh).toFixed(1)}" width="${barW.toFixed(1)}" height="${rh.toFixed(1)}"/>`)
     if (b.failures > 0) {
@@ -79,6 +109,12 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
   parts.push(`<text class="axis" x="4" y="${reqTop + 10}">requests</text><text class="axis" x="4" y="${reqTop + 22}">max ${maxReq}</text>`,
     `<text class="axis" x="4" y="${failTop + 10}">failures</text><text class="axis" x="4" y="${failTop + 22}">max ${maxFail}</text>`,
     `<line class="base" x1="${L}" x2="${W - 10}" y1="${reqTop + reqH}" y2="${reqTop + reqH}"/><line class="base" x1="${L}" x2="${W - 10}" y1="${failTop + failH}" y2="${failTop + failH}"/>`)
+  for (const g of axis.breaks) {
+    const mid = (g.x0 + g.x1) / 2
+    const zig = (y: number): string => `M${(mid - 5).toFixed(1)} ${y + 5}L${(mid - 1).toFixed(1)} ${y - 5}M${(mid + 1).toFixed(1)} ${y + 5}L${(mid + 5).toFixed(1)} ${y - 5}`
+    parts.push(`<g class="axis-break"><rect class="gap" x="${(g.x0 + 2).toFixed(1)}" y="${reqTop - 12}" width="${(g.x1 - g.x0 - 4).toFixed(1)}" height="${tickY - reqTop + 2}"/>` +
+      `<path class="break-mark" d="${zig(reqTop + reqH)}${zig(failTop + failH)}"/><title>${esc(`${lengthWords(g.to - g.from)} without traffic: ${shortTime(iso(g.from))} → ${shortTime(iso(g.to))}`)}</title></g>`)
+  }
   for (const i of incidents) {
     const x0 = x(t(i.start))
     parts.push(`<rect class="incident-mark ${esc(i.cause)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.cause}: ${plural(i.affectedUsers, 'user')}, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
@@ -90,12 +126,30 @@ function timelineSvg(r: AnalysisReport, series: ReportDetails['timeline'][number
     parts.push(`<line class="build" x1="${x0.toFixed(1)}" x2="${Math.max(x0 + 2, x(t(b.lastServed))).toFixed(1)}" y1="${y}" y2="${y}"><title>${esc(`${b.id}: shell ${b.shellBytes} bytes, served ${shortTime(b.firstSeen)} → ${shortTime(b.lastServed)}`)}</title></line>`,
       `<text class="axis" x="4" y="${y + 4}">${esc(b.id)}</text>`)
   })
-  const step = niceStep(to - from)
-  for (let tick = Math.ceil(from / step) * step; tick <= to; tick += step) {
-    parts.push(`<text class="axis tick" x="${x(tick).toFixed(1)}" y="${H - 6}">${hhmm(tick)}</text>`)
-  }
+  for (const tick of axis.ticks) parts.push(`<text class="axis tick" x="${tick.x.toFixed(1)}" y="${tickY}">${esc(tick.text)}</text>`)
+  for (const d of axis.dates) parts.push(`<text class="axis date${d.anchor === 'start' ? ' start' : ''}" x="${d.x.toFixed(1)}" y="${tickY + 12}">${esc(d.text)}</text>`)
   parts.push('</svg>')
   return parts.join('\n')
+}
+
+/** Under the charts when the axis is cut: what was left out, and the requests in each part shown (a stray record stands out). */
+function axisNote(axis: TimeAxis, details: ReportDetails): string {
+  if (axis.breaks.length === 0) return ''
+  const requests = axis.parts.map(() => 0)
+  for (const s of details.timeline) {
+    for (const b of s.buckets) {
+      const i = axis.partOf(t(b.start))
+      requests[i] = (requests[i] as number) + b.requests
+    }
+  }
+  const range = (from: number, to: number): string => {
+    const a = shortTime(iso(Math.max(axis.from, from)))
+    const b = shortTime(iso(Math.min(axis.to, to)))
+    return a.slice(0, 10) === b.slice(0, 10) ? `${a} → ${b.slice(11)}` : `${a} → ${b}`
+  }
+  const cuts = axis.breaks.map((g) => `${range(g.from, g.to)} (${lengthWords(g.to - g.from)})`)
+  const shown = axis.parts.map((p, i) => `${range(p.from, p.to)}: ${plural(requests[i] as number, 'request')}`)
+  return `<p class="muted axis-note">${esc(`The time axis is cut (//) where nothing happened for long: ${cuts.join('; ')}. Requests in each part shown: ${shown.join('; ')}.`)}</p>`
 }
 
 function table(head: string[], rows: (string | number)[][], cls = ''): string {
@@ -176,7 +230,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums} td.path{font-family:u
 .kind.rollout{color:#b3261e;font-weight:600} .kind.stale-client{color:#a45c00;font-weight:600} .kind.unattributed{color:#555}
 svg.timeline{background:#fbfbfc;border:1px solid #e3e6eb;margin:6px 0}
 svg .req{fill:#9aa5b8} svg .fail{fill:#d2452f} svg .deploy-band{fill:#3b6fd8;fill-opacity:.13;stroke:#3b6fd8;stroke-opacity:.5}
-svg .deploy-label{font:600 11px system-ui,sans-serif;fill:#2a54aa} svg .axis{font:10px system-ui,sans-serif;fill:#5b6474} svg .tick{text-anchor:middle}
+svg .deploy-label{font:600 11px system-ui,sans-serif;fill:#2a54aa} svg .axis{font:10px system-ui,sans-serif;fill:#5b6474} svg .tick,svg .date{text-anchor:middle} svg .date.start{text-anchor:start}
+svg .axis-break .gap{fill:#fff} svg .break-mark{stroke:#8a93a3;stroke-width:1.5;fill:none}
 svg .base{stroke:#c5cad3} svg .incident-mark{fill:#d2452f} svg .incident-mark.stale-client{fill:#e08a00} svg .incident-mark.unattributed{fill:#777}
 svg .build{stroke:#2f9d57;stroke-width:5;stroke-linecap:round} svg .share.first{fill:#d2452f} svg .share.later{fill:#2f9d57}
 details.session{border:1px solid #e3e6eb;border-radius:4px;margin:4px 0;padding:4px 8px;background:#fff} details.session summary{cursor:pointer}
@@ -188,8 +243,10 @@ tr.failed .bar{background:#d2452f} dl.legend dt{font-weight:600;margin-top:6px} 
 export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
   const ok = r.totals.failedRequests === 0
   const details = r.details
-  const timelines = (details?.timeline ?? []).map((s) =>
-    `<h3>${esc(s.app ?? 'all traffic')}</h3>${timelineSvg(r, s, details?.bucketSeconds ?? 10)}`).join('\n')
+  const axis = details && details.timeline.length > 0 ? reportAxis(r, details) : undefined
+  const timelines = axis && details
+    ? [...details.timeline.map((s) => `<h3>${esc(s.app ?? 'all traffic')}</h3>${timelineSvg(r, s, details.bucketSeconds, axis)}`), axisNote(axis, details)].join('\n')
+    : ''
   const i = r.input
   const body = [
     '<h1>skewscan report</h1>',
