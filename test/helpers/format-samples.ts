@@ -2,6 +2,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
+import type {CaptureRecord} from '../../scripts/captures/formats/capture-record'
 import type {ParseOutcome} from '../../src/model/parse-outcome'
 
 /** One line's expected parse: its fields (time as ISO), or that it is rejected and why. */
@@ -56,4 +57,30 @@ export function checkOutcome(r: ParseOutcome, line: string): void {
     expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
     if (line.length > 120) expect(r.detail ?? '').not.toContain(line)
   }
+}
+
+/** The first request of a real capture (rr-3: a browser's page load), for the writers' round trips. */
+export const FIRST_REQUEST: CaptureRecord = {
+  time_iso8601: '2026-11-30T07:18:26.070+00:00',
+  msec: 1796023106.07,
+  remote_addr: '127.10.6.90',
+  remote_user: '',
+  request_id: '3e6ea6d8e19199aea3d93db6305e4fb6',
+  host: 'webapp.lab.test',
+  request_method: 'GET',
+  request_uri: '/',
+  server_protocol: 'HTTP/1.1',
+  status: 200,
+  body_bytes_sent: 3385,
+  bytes_sent: 3702,
+  request_length: 446,
+  request_time: 0.015,
+  http_referer: '',
+  http_user_agent: 'Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0',
+  upstream_addr: '127.30.0.10:46289',
+  upstream_status: '200',
+  upstream_response_length: '3385',
+  upstream_response_time: '0.016',
+  proxy_upstream_name: 'default-webapp-80',
+  cookie_session: '9624971b6e3b18dd06d7316e',
 }

@@ -15,7 +15,7 @@ import {elbClassicLog, s3AccessLog} from '../../../../src/normalize/formats/aws-
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {s3EpochMs, s3RequestId, toElbClassic, toS3} from '../../../../scripts/captures/formats/aws-legacy'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
-import {type Expected, asExpected, checkOutcome, expectedFor, linesOf} from '../../../helpers/format-samples'
+import {asExpected, checkOutcome, type Expected, expectedFor, FIRST_REQUEST, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
@@ -354,30 +354,7 @@ describe('elbClassicLog.parse', () => {
 })
 
 describe('writers: toS3 and toElbClassic read back', () => {
-  const base: CaptureRecord = {
-    time_iso8601: '2026-11-30T07:18:26.070+00:00',
-    msec: 1796023106.07,
-    remote_addr: '127.10.6.90',
-    remote_user: '',
-    request_id: '3e6ea6d8e19199aea3d93db6305e4fb6',
-    host: 'webapp.lab.test',
-    request_method: 'GET',
-    request_uri: '/',
-    server_protocol: 'HTTP/1.1',
-    status: 200,
-    body_bytes_sent: 3385,
-    bytes_sent: 3702,
-    request_length: 446,
-    request_time: 0.015,
-    http_referer: '',
-    http_user_agent: 'Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0',
-    upstream_addr: '127.30.0.10:46289',
-    upstream_status: '200',
-    upstream_response_length: '3385',
-    upstream_response_time: '0.016',
-    proxy_upstream_name: 'default-webapp-80',
-    cookie_session: '9624971b6e3b18dd06d7316e',
-  }
+  const base: CaptureRecord = FIRST_REQUEST
   const handmade: CaptureRecord[] = [
     base,
     {

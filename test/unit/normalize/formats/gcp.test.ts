@@ -15,7 +15,7 @@ import {gcpHttpLoadBalancer} from '../../../../src/normalize/formats/gcp'
 import {looksLikeNginxJson} from '../../../../src/normalize/nginx-json'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {gcpTraceId, toGcp} from '../../../../scripts/captures/formats/gcp'
-import {type Expected, asExpected, expectedFor} from '../../../helpers/format-samples'
+import {asExpected, type Expected, expectedFor, FIRST_REQUEST} from '../../../helpers/format-samples'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'gcp')
@@ -203,30 +203,7 @@ describe('gcpHttpLoadBalancer.parse', () => {
 })
 
 describe('writer: toGcp reads back', () => {
-  const base: CaptureRecord = {
-    time_iso8601: '2026-11-30T07:18:26.070+00:00',
-    msec: 1796023106.07,
-    remote_addr: '127.10.6.90',
-    remote_user: '',
-    request_id: '3e6ea6d8e19199aea3d93db6305e4fb6',
-    host: 'webapp.lab.test',
-    request_method: 'GET',
-    request_uri: '/',
-    server_protocol: 'HTTP/1.1',
-    status: 200,
-    body_bytes_sent: 3385,
-    bytes_sent: 3702,
-    request_length: 446,
-    request_time: 0.015,
-    http_referer: '',
-    http_user_agent: 'Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0',
-    upstream_addr: '127.30.0.10:46289',
-    upstream_status: '200',
-    upstream_response_length: '3385',
-    upstream_response_time: '0.016',
-    proxy_upstream_name: 'default-webapp-80',
-    cookie_session: '9624971b6e3b18dd06d7316e',
-  }
+  const base: CaptureRecord = FIRST_REQUEST
   const records: CaptureRecord[] = [
     base,
     {...base, msec: 1796023106.092, request_id: '311bc24311a0e86a42f6e4704ee9957a', request_uri: '/_build/vendor.3352fb10.js?v=2', bytes_sent: 38456, http_referer: 'http://webapp.lab.test/', upstream_addr: '127.30.0.9:1, 127.30.0.10:46289', server_protocol: 'HTTP/2.0'},
