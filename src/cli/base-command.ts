@@ -2,6 +2,7 @@ import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import {ConfigError} from '../config/parse'
 import {gathered, jsonPieces} from '../report/json'
+import {inertJson, terminalSafeLines} from '../report/sanitize'
 import {InputError, SourceError} from '../sources/errors'
 import {EXIT} from './exit-codes'
 import {closest} from './suggest'
@@ -55,7 +56,7 @@ export abstract class BaseCommand extends Command {
    */
   override logJson(json: unknown): void {
     if (this.config.theme?.json) return super.logJson(json)
-    for (const piece of gathered(jsonPieces(json))) process.stdout.write(piece)
+    for (const piece of gathered(jsonPieces(json))) process.stdout.write(inertJson(piece))
     process.stdout.write('\n')
   }
 
@@ -102,7 +103,8 @@ export abstract class BaseCommand extends Command {
 }
 
 function toCliError(err: Error): Error {
-  if (err instanceof InputError || err instanceof ConfigError) return new Errors.CLIError(err.message, {exit: EXIT.USAGE})
-  if (err instanceof SourceError) return new Errors.CLIError(err.message, {exit: EXIT.SOURCE})
+  // Messages name files and quote logs and servers: nothing in them acts on a terminal.
+  if (err instanceof InputError || err instanceof ConfigError) return new Errors.CLIError(terminalSafeLines(err.message), {exit: EXIT.USAGE})
+  if (err instanceof SourceError) return new Errors.CLIError(terminalSafeLines(err.message), {exit: EXIT.SOURCE})
   return err
 }

@@ -1,4 +1,5 @@
 import type {FailureRecord} from '../model/report'
+import {terminalSafe} from './sanitize'
 
 const COLUMNS: [string, (f: FailureRecord) => string | number | null | undefined][] = [
   ['time', (f) => f.time], ['app', (f) => f.app], ['cause', (f) => f.cause], ['deploy', (f) => f.deployId], ['incident', (f) => f.incidentId],
@@ -11,13 +12,17 @@ const COLUMNS: [string, (f: FailureRecord) => string | number | null | undefined
 ]
 
 /**
- * A cell that a spreadsheet will not run: text starting with = + - @ (or tab/CR, which some
- * spreadsheets skip before evaluating) is prefixed with a quote. Numbers stay numbers.
+ * A cell that a spreadsheet will not run and a terminal will not act on. Text starting with
+ * = + - @, their fullwidth forms (＝ ＋ － ＠, which some spreadsheets fold), or a NUL, space, tab,
+ * CR or LF (which spreadsheets skip before evaluating; OWASP ASVS 5.3) is prefixed with a quote;
+ * control characters and bidirectional overrides are written as `\uXXXX`. Numbers stay numbers.
  */
 export function csvCell(v: string | number | null | undefined): string {
   if (v === null || v === undefined) return ''
   if (typeof v === 'number') return String(v)
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v
+  // eslint-disable-next-line no-control-regex
+  const formula = /^[=+\-@\u0000 \t\r\n\uff1d\uff0b\uff0d\uff20]/.test(v)
+  const safe = terminalSafe(formula ? `'${v}` : v)
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
 }
 

@@ -2,6 +2,7 @@ import type {AnalysisReport, FailureRecord} from '../model/report'
 import {renderCsv} from './csv'
 import {renderHtml} from './html'
 import {renderMarkdown} from './markdown'
+import {inertJson} from './sanitize'
 import {renderTable} from './table'
 import type {Format} from './format-names'
 
@@ -21,8 +22,8 @@ export function render(format: Format, r: AnalysisReport, ctx: RenderContext): s
   switch (format) {
     case 'table': return renderTable(r, {topSessions: ctx.topSessions, ...(ctx.width ? {width: ctx.width} : {})})
     // The same JSON whatever other formats are asked for (the HTML report's detail stays out of it).
-    case 'json': return `${JSON.stringify({...r, details: undefined}, null, 2)}\n`
-    case 'ndjson': return ctx.failures.map((f) => `${JSON.stringify(f)}\n`).join('')
+    case 'json': return `${inertJson(JSON.stringify({...r, details: undefined}, null, 2))}\n`
+    case 'ndjson': return ctx.failures.map((f) => `${inertJson(JSON.stringify(f))}\n`).join('')
     case 'csv': return renderCsv(ctx.failures)
     case 'markdown': return renderMarkdown(r)
     case 'html': return renderHtml(r, {generatedAt: ctx.generatedAt, version: ctx.version})

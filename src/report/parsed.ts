@@ -1,17 +1,6 @@
 import type {ParsedRecord} from '../app/parse'
 import {type Column, fitTable} from './fit-table'
-import {terminalSafe, truncate} from './sanitize'
-
-/**
- * Characters JSON.stringify leaves raw that a terminal still acts on (C1 controls such as U+009B,
- * bidirectional overrides, line separators), written as `\uXXXX` escapes: still the same JSON.
- */
- 
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
-
-export function inertJson(text: string): string {
-  return text.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-}
+import {inertJson, terminalSafe, truncate} from './sanitize'
 
 /** One `parse` NDJSON line: every field as read (null when the log did not carry it), or the rejection. */
 export function parsedJsonLine(r: ParsedRecord): string {

@@ -159,3 +159,28 @@ describe('skewscan analyze, run as a user would', () => {
     expect(r.stdout).toContain('No records in the input')
   })
 })
+
+describe('hostile names and text never reach the terminal raw', () => {
+  it('names a file with control characters in its name safely in an error', () => {
+    const d = mkdtempSync(join(tmpdir(), 'skewscan-hostile-'))
+    const evil = join(d, 'x\u001b]0;owned\u0007.log')
+    writeFileSync(evil, 'hello\nnot a log\n')
+    const r = runCli(['analyze', evil])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('not in any format skewscan reads')
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr).not.toMatch(/[\u0007\u001b]/)
+  })
+
+  it('--json and --format ndjson carry no C1 control or bidi override from the logs', () => {
+    const d = mkdtempSync(join(tmpdir(), 'skewscan-hostile-'))
+    const log = join(d, 'hostile.log')
+    const ua = 'Mozilla/5.0 \u009b2J\u202e\u2028'
+    writeFileSync(log, `${readFileSync(logFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => l.replace(/"([^"]*)"$/, `"${ua}"`)).join('\n')}\n`)
+    for (const args of [['--json'], ['--format', 'ndjson'], ['--format', 'csv']]) {
+      const r = runCli(['analyze', log, ...args])
+      expect(r.status).toBe(0)
+      expect([args.join(' '), /[\u0080-\u009f\u202a-\u202e\u2028]/.test(r.stdout)]).toEqual([args.join(' '), false])
+    }
+  })
+})

@@ -41,7 +41,7 @@ describe('report formats', () => {
 
   it('csv and markdown cells neutralise log text: formulas, pipes, HTML', () => {
     expect(['=HYPERLINK("x")', '+1', '-2+3', '@SUM(A1)', '\t=1', 'plain'].map(csvCell)).toEqual([
-      '"\'=HYPERLINK(""x"")"', "'+1", "'-2+3", "'@SUM(A1)", "'\t=1", 'plain'])
+      '"\'=HYPERLINK(""x"")"', "'+1", "'-2+3", "'@SUM(A1)", "'\\u0009=1", 'plain'])
     expect(csvCell(42)).toBe('42')
     expect(mdCell('a|b <script> `x` [l](http://e)')).toBe('a\\|b \\<script\\> \\`x\\` \\[l\\](http://e)')
   })
