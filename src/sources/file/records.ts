@@ -16,9 +16,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** Keys under which a JSON document carries its records: API v2 pages, v1 `logs`. */
 const ITEM_KEYS = ['data', 'logs'] as const
 
-/** Parsed JSON as records: a page's items, an array's elements, or the value itself. */
+/** A response page: an object holding its records under one of ITEM_KEYS. */
+function isPage(v: unknown): boolean {
+  return isRecord(v) && ITEM_KEYS.some((k) => Array.isArray(v[k]))
+}
+
+/** Parsed JSON as records: a page's items, an array's elements (pages' items for an array of pages), or the value itself. */
 export function recordsOf(value: unknown): unknown[] {
-  if (Array.isArray(value)) return value
+  // An array of pages (`jq -s` of saved API responses) holds their items.
+  if (Array.isArray(value)) return value.some(isPage) ? value.flatMap((v) => (isPage(v) ? recordsOf(v) : [v])) : value
   if (isRecord(value)) {
     for (const k of ITEM_KEYS) {
       const items = value[k]

@@ -220,3 +220,14 @@ describe('FileSource: gzip with bytes appended', () => {
     }
   })
 })
+
+describe('FileSource: an array of pages', () => {
+  it('reads the items of every page of a jq -s array, as it reads an array of items', async () => {
+    const pages = [{data: [PARSED], meta: {page: {after: 'x'}}}, {data: [UNPARSED], meta: {}}]
+    for (const [name, content] of [['one line', JSON.stringify(pages)], ['pretty', JSON.stringify(pages, null, 2)]] as const) {
+      const {events, source} = await readAll(`pages-${name.replace(' ', '-')}.json`, `${content}\n`)
+      expect([name, events.length]).toEqual([name, 2])
+      expect(source.stats).toMatchObject({records: 2, skipped: 0})
+    }
+  })
+})
