@@ -175,7 +175,7 @@ export class Detector {
     let ids: Set<string> | undefined
     for (const i of order) {
       const e = q[from + i] as AccessEvent
-      const id = e.id
+      const id = copyKey(e)
       if (id !== undefined) {
         ids ??= new Set()
         if (ids.has(id)) {
@@ -388,4 +388,16 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
     cmp(a.upstreamName ?? '', b.upstreamName ?? '') || cmp(a.vhost ?? '', b.vhost ?? '') ||
     // Only copies of one record get this far: the first one read is kept, the later ones are duplicates.
     cmp(a.location.file, b.location.file) || a.location.line - b.location.line
+}
+
+/**
+ * What makes two events copies of one record, among events of one time: the Datadog event id, else
+ * the request id the proxy logged with what the request was (a client may send its own
+ * X-Request-Id again on another request: that one differs in path, status, bytes or address).
+ * Events with neither are never taken for copies: two identical requests in one second are real.
+ */
+function copyKey(e: AccessEvent): string | undefined {
+  if (e.id !== undefined) return e.id
+  if (e.requestId === undefined) return undefined
+  return `${e.requestId}\u0000${e.path}\u0000${e.status}\u0000${e.bytes}\u0000${e.clientIp}`
 }

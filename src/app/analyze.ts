@@ -56,7 +56,7 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const spooled = await spoolStdin(req)
   const parallel = openParallel(req.parallel)
   try {
-    const paths = req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name}))
+    const paths = await distinctInputs(req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name})), req.onNotice)
     warmFor(paths.map((p) => p.path), parallel.reading)
     const sortWhole = new Set<string>()
     // A source found out of time order is re-read sorted (in runs spilled to disk when it is large),
@@ -201,6 +201,28 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
     if (error instanceof DeployFileError) throw new InputError(error.message, file)
     throw error
   }
+}
+
+/**
+ * Each file read once: the same file named twice (or by two paths, a link; `-` twice) would count
+ * every request twice and halve the broken share. Later names of a file already given are said
+ * and left out. A path that cannot be read is kept, for the reader to report.
+ */
+async function distinctInputs(paths: {name: string; path: string}[], notice: AnalyzeRequest['onNotice']): Promise<{name: string; path: string}[]> {
+  const seen = new Map<string, string>()
+  const out: {name: string; path: string}[] = []
+  for (const p of paths) {
+    const st = await fs.stat(p.path).catch(() => undefined)
+    const key = st?.isFile() ? `${st.dev}:${st.ino}` : undefined
+    const first = key === undefined ? undefined : seen.get(key)
+    if (first !== undefined) {
+      notice?.(`${p.name} is ${first === p.name ? 'given twice' : `the same file as ${first}`}: read once`)
+      continue
+    }
+    if (key !== undefined) seen.set(key, p.name)
+    out.push(p)
+  }
+  return out
 }
 
 /** Standard input is kept in a temporary file so that it can be re-read like any file. */

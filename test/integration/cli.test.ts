@@ -1,7 +1,7 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import {spawnSync} from 'node:child_process'
-import {closeSync, mkdtempSync, openSync, readFileSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {cliEnv, ROOT, runCli} from '../helpers/cli'
@@ -182,5 +182,32 @@ describe('hostile names and text never reach the terminal raw', () => {
       expect(r.status).toBe(0)
       expect([args.join(' '), /[\u0080-\u009f\u202a-\u202e\u2028]/.test(r.stdout)]).toEqual([args.join(' '), false])
     }
+  })
+})
+
+describe('the same records given twice are counted once (issue 14, item 8)', () => {
+  const once = (): Record<string, unknown> => (JSON.parse(runCli(['analyze', logFile, '--json']).stdout) as {totals: Record<string, unknown>}).totals
+
+  it('the same file named twice, or by a link, or - twice: read once, and said', () => {
+    const d = mkdtempSync(join(tmpdir(), 'skewscan-twice-'))
+    const link = join(d, 'link.log')
+    symlinkSync(logFile, link)
+    for (const [args, input] of [[[logFile, logFile], ''], [[logFile, link], ''], [['-', '-'], readFileSync(logFile, 'utf8')]] as const) {
+      const r = runCli(['analyze', ...args, '--json'], {input})
+      expect(r.status).toBe(0)
+      expect((JSON.parse(r.stdout) as {totals: unknown}).totals).toEqual(once())
+      expect(r.stderr).toMatch(/(given twice|the same file as .*): read once/)
+    }
+  })
+
+  it('a copy of a file (the same requests, by their request ids) adds no page load and no user', () => {
+    const d = mkdtempSync(join(tmpdir(), 'skewscan-copy-'))
+    const copy = join(d, 'copy.log')
+    writeFileSync(copy, readFileSync(logFile))
+    const r = runCli(['analyze', logFile, copy, '--json'])
+    expect(r.status).toBe(0)
+    const report = JSON.parse(r.stdout) as {totals: unknown; input: {skipped: {byReason: Record<string, number>}; records: number}}
+    expect(report.totals).toEqual(once())
+    expect(report.input.skipped.byReason.duplicate).toBe(report.input.records / 2)
   })
 })
