@@ -308,6 +308,36 @@ export function answeringUpstream(addrList: string, statusList: string | undefin
   return lastUpstream(addrList)
 }
 
+/** Whether s[a, b) is a list of upstream tries (`, `) or redirects (` : `) rather than one. */
+function isList(s: string, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) {
+    const c = s.charCodeAt(i)
+    if (c === COMMA || c === SP) return true
+  }
+  return false
+}
+
+/**
+ * A number of seconds at s[a, b) (`0.013`, `2`), or undefined for `-` or anything else: read from
+ * the char codes, as every ingress line carries two of them (no slice, no string-to-number).
+ */
+function seconds(s: string, a: number, b: number): number | undefined {
+  let whole = 0
+  let i = a
+  for (; i < b && isDigit(s.charCodeAt(i)); i++) whole = whole * 10 + (s.charCodeAt(i) - 48)
+  if (i === a || i - a > MAX_BYTES_DIGITS) return undefined
+  if (i === b) return whole
+  if (s.charCodeAt(i) !== DOT) return undefined
+  let fraction = 0
+  let scale = 1
+  const start = ++i
+  for (; i < b && isDigit(s.charCodeAt(i)) && i - start < 9; i++) {
+    fraction = fraction * 10 + (s.charCodeAt(i) - 48)
+    scale *= 10
+  }
+  return i === b && i > start ? whole + fraction / scale : undefined
+}
+
 /** The last number of an `$upstream_response_time` list, in seconds. */
 function lastSeconds(list: string): number | undefined {
   const items = listItems(list)
@@ -704,8 +734,7 @@ function scanTail(s: string, p: number, end: number): void {
   if (!allOf(s, p + 1, lenEnd, false) || s.charCodeAt(lenEnd) !== SP) return
   const timeEnd = tokenEnd(s, lenEnd + 1, end)
   if (!allOf(s, lenEnd + 1, timeEnd, true) || s.charCodeAt(timeEnd) !== SP || s.charCodeAt(timeEnd + 1) !== LBRACK) return
-  const requestTime = Number(s.slice(lenEnd + 1, timeEnd))
-  if (Number.isFinite(requestTime)) tailRequestTime = requestTime
+  tailRequestTime = seconds(s, lenEnd + 1, timeEnd)
   let close = closeBracket(s, timeEnd + 2, end, MAX_HEAD_TOKEN)
   if (close < 0) return
   // $proxy_upstream_name: the app's upstream (`namespace-service-port`); empty or `-` when none.
@@ -730,9 +759,10 @@ function scanTail(s: string, p: number, end: number): void {
       addrStart = p + 1
       addrEnd = e
     } else if (field === 2) {
-      tailUpstreamTime = lastSeconds(s.slice(p + 1, e))
+      // One try (no list): the number as it is, without taking a list apart.
+      tailUpstreamTime = isList(s, p + 1, e) ? lastSeconds(s.slice(p + 1, e)) : seconds(s, p + 1, e)
     } else if (field === 3) {
-      tailUpstream = answeringUpstream(s.slice(addrStart, addrEnd), s.slice(p + 1, e))
+      tailUpstream = isList(s, addrStart, addrEnd) ? answeringUpstream(s.slice(addrStart, addrEnd), s.slice(p + 1, e)) : lastUpstreamIn(s, addrStart, addrEnd)
     }
     p = e
   }

@@ -6,6 +6,7 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {runCommand} from '@oclif/test'
 import {type CliResult, cliEnv, ROOT} from './cli'
 
 export interface AsyncCliOptions {
@@ -74,4 +75,27 @@ process.on('exit', () => {
 })
 `)
   return {nodeOptions: `--require ${script}`, loaded: () => JSON.parse(readFileSync(out, 'utf8')) as string[]}
+}
+
+/** A command run in this process (through oclif's test runner), with the exit code it would give. */
+export async function runInProcess(args: string[]): Promise<{stdout: string; stderr: string; exit: number; message: string}> {
+  const r = await runCommand(args, {root: ROOT})
+  const error = r.error as (Error & {oclif?: {exit?: number}}) | undefined
+  return {stdout: r.stdout, stderr: r.stderr, exit: error ? (error.oclif?.exit ?? 1) : 0, message: error?.message ?? ''}
+}
+
+/**
+ * Keys given as a user's shell gives them, for each test of the suite that calls this: every
+ * DD_/DATADOG_/SKEWSCAN_ variable of the test process left out, `keys` set, all put back after.
+ */
+export function useDatadogEnv(keys: Record<string, string>): void {
+  const saved = {...process.env}
+  beforeEach(() => {
+    for (const k of Object.keys(process.env)) if (/^(DD_|DATADOG_|SKEWSCAN_)/.test(k)) delete process.env[k]
+    Object.assign(process.env, keys)
+  })
+  afterEach(() => {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
+    Object.assign(process.env, saved)
+  })
 }

@@ -6,13 +6,12 @@
 import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {runCommand} from '@oclif/test'
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import {stateFileOf} from '../../src/app/export'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
-import {clientProbe, runCliAsync} from '../helpers/fake-datadog-cli'
+import {clientProbe, runCliAsync, runInProcess, useDatadogEnv} from '../helpers/fake-datadog-cli'
 import {gunzipSync} from 'node:zlib'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput as comparable} from '../helpers/fake-datadog-live'
 
@@ -99,21 +98,8 @@ describe('skewscan analyze --from/--to against the Datadog API', () => {
  * shell would pass them.
  */
 describe('skewscan analyze --from, in process', () => {
-  const saved = {...process.env}
-  beforeEach(() => {
-    for (const k of Object.keys(process.env)) if (/^(DD_|DATADOG_|SKEWSCAN_)/.test(k)) delete process.env[k]
-    Object.assign(process.env, KEYS)
-  })
-  afterEach(() => {
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
-    Object.assign(process.env, saved)
-  })
-
-  async function run(args: string[]): Promise<{stdout: string; stderr: string; exit: number; message: string}> {
-    const r = await runCommand(args, {root: ROOT})
-    const error = r.error as (Error & {oclif?: {exit?: number}}) | undefined
-    return {stdout: r.stdout, stderr: r.stderr, exit: error ? (error.oclif?.exit ?? 1) : 0, message: error?.message ?? ''}
-  }
+  useDatadogEnv(KEYS)
+  const run = runInProcess
 
   it('--pull narrowed, the API URL from SKEWSCAN_API_URL, and deploys from --deploy-query give the report of the fixture with its events file', async () => {
     process.env.SKEWSCAN_API_URL = fake.url

@@ -9,10 +9,9 @@
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {runCommand} from '@oclif/test'
 import {ROOT} from '../helpers/cli'
 import {type Endpoint, FakeDatadog, faults, type RecordedRequest} from '../helpers/fake-datadog'
-import {runCliAsync} from '../helpers/fake-datadog-cli'
+import {runCliAsync, runInProcess, useDatadogEnv} from '../helpers/fake-datadog-cli'
 import {API_KEY, APP_KEY} from '../helpers/fake-datadog-live'
 
 const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
@@ -36,21 +35,8 @@ afterEach(() => {
   b.requests.length = 0
 })
 
-const saved = {...process.env}
-beforeEach(() => {
-  for (const k of Object.keys(process.env)) if (/^(DD_|DATADOG_|SKEWSCAN_)/.test(k)) delete process.env[k]
-  Object.assign(process.env, KEYS)
-})
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
-  Object.assign(process.env, saved)
-})
-
-async function run(args: string[]): Promise<{stdout: string; stderr: string; exit: number; message: string}> {
-  const r = await runCommand(args, {root: ROOT})
-  const error = r.error as (Error & {oclif?: {exit?: number}}) | undefined
-  return {stdout: r.stdout, stderr: r.stderr, exit: error ? (error.oclif?.exit ?? 1) : 0, message: error?.message ?? ''}
-}
+useDatadogEnv(KEYS)
+const run = runInProcess
 
 /** A answers `status` with a Location on B; the Location even carries the keys, which must not be echoed. */
 function redirect(endpoint: Endpoint | 'any', status: number, location = `${b.url}/api/v2/logs/events/search?dd-api-key=${API_KEY}&dd-application-key=${APP_KEY}`): void {

@@ -72,8 +72,13 @@ export function textFormatOf(line: string): TextFormat {
   if (w3cLog.looksLike(line)) return w3cLog
   if (s3AccessLog.looksLike(line)) return s3AccessLog
   if (squidLog.looksLike(line)) return squidLog
-  if ((line.endsWith('ms') || line.endsWith('ms\r')) && traefikClf.looksLike(line)) return traefikClf
+  if (hasTraefikTail(line)) return traefikClf
   return nginxText
+}
+
+/** A line nginx reads whose tail is Traefik's (`… 42 "router" "http://pod" 3ms`). */
+export function hasTraefikTail(line: string): boolean {
+  return (line.endsWith('ms') || line.endsWith('ms\r')) && traefikClf.looksLike(line)
 }
 
 /** The JSON format of an object, or undefined. */

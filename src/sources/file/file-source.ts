@@ -2,8 +2,6 @@ import type {AccessEvent} from '../../model/access-event'
 import type {ParseOutcome} from '../../model/parse-outcome'
 import type {Rejection} from '../../model/rejection'
 import {looksLikeAccessLine} from '../../normalize/access-line'
-import {elbClassicLog} from '../../normalize/formats/aws-legacy'
-import {unwrapCri} from '../../normalize/formats/container'
 import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatById, textFormatOf} from '../../normalize/formats'
 import {normalizeDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
@@ -15,7 +13,7 @@ import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine, UNFINISHED} from './line-range'
 import {openInput} from './open'
-import {isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf, unfinishedParts} from './records'
+import {criRecord, isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf, unfinishedParts} from './records'
 import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
@@ -290,7 +288,7 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
 
 /** A text line in one of the access-log formats, bare or in a container wrapper (CRI, kubectl --timestamps). */
 function looksLikeRecordLine(text: string): boolean {
-  const cri = elbClassicLog.looksLike(text) ? undefined : unwrapCri(text)
+  const cri = criRecord(text)
   const line = cri ? cri.line.trim() : text
   if (cri && line.startsWith('{')) return parsesAsRecords(line)
   return looksLikeAccessLine(line) || textFormatOf(line) !== nginxText

@@ -2,7 +2,8 @@ import type {ParseOutcome} from '../../model/parse-outcome'
 import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
-import {jsonFormatOf, marked, nginxText, parseJsonRecord, textFormatOf} from '../../normalize/formats'
+import {hasTraefikTail, jsonFormatOf, marked, nginxText, parseJsonRecord, textFormatOf} from '../../normalize/formats'
+import {traefikClf} from '../../normalize/formats/traefik'
 import {looksLikeAccessLine} from '../../normalize/access-line'
 import {cloudfrontWithFields} from '../../normalize/formats/aws'
 import {w3cWithFields} from '../../normalize/formats/w3c'
@@ -86,7 +87,7 @@ export function lineFormat(text: string): string | undefined {
     }
     return jsonFormatOf(first)?.id
   }
-  const cri = isDigitCode(t.charCodeAt(0)) && !elbClassicLog.looksLike(t) ? unwrapCri(t) : undefined
+  const cri = criRecord(t)
   if (cri) {
     const inner = lineFormat(cri.line)
     return inner === undefined ? undefined : `cri/${inner}`
@@ -95,7 +96,6 @@ export function lineFormat(text: string): string | undefined {
   return f !== nginxText || looksLikeAccessLine(t) ? f.id : undefined
 }
 
-/** One text line: JSON (NDJSON, a one-line page) or a raw access line. */
 /**
  * What one file's earlier lines said about the later ones: a CloudFront `#Fields:` line gives the
  * column order of the lines after it (a real-time or customised log).
@@ -110,6 +110,7 @@ export interface LineContext {
   last?: TextFormat
 }
 
+/** One text line: JSON (NDJSON, a one-line page), a raw access line, or one in a container record. */
 export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome[] {
   const first = firstNonSpace(text)
   // `[` also opens an Envoy line (`[2026-11-30T07:18:26.070Z] "GET …`).
@@ -127,19 +128,26 @@ export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineCo
   if (isBinary(text)) return [{ok: false, reason: 'binary', detail: 'binary data'}]
   if (isJsonScalar(text)) return [{ok: false, reason: 'not-an-object', detail: 'a JSON value where a log record was expected'}]
   const t = text.trim()
-  const cri = isDigitCode(t.charCodeAt(0)) && !elbClassicLog.looksLike(t) ? unwrapCri(t) : undefined
+  const cri = criRecord(t)
   if (cri) return unwrapped(cri, opts, ctx)
   const out = textLine(t, ctx)
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
 }
 
-const isDigitCode = (c: number): boolean => c >= 48 && c <= 57
+/**
+ * A CRI record or a `kubectl logs --timestamps` line (an RFC 3339 time first), not a Classic ELB
+ * line, which also starts with one.
+ */
+export function criRecord(t: string): Wrapped | undefined {
+  const cri = unwrapCri(t)
+  return cri && !elbClassicLog.looksLike(t) ? cri : undefined
+}
 
 /**
- * The record inside a container wrapper (Docker json-file, CRI, `kubectl logs --timestamps`). A
- * part of a line the runtime split is counted, not joined: runtimes split only lines over 16 KB.
+ * A text line, in the format the file's context names, else whichever claims it. The format the
+ * file's lines were last read in is tried first: one parse for almost every line, the shape checks
+ * of every format only for a line it does not read.
  */
-/** A text line, in the format the file's context names, else whichever claims it. */
 function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
   if (ctx && line.startsWith('#Fields:')) {
     // CloudFront's fields are `x-edge-…` and friends; any other `#Fields:` line is W3C's (IIS).
@@ -147,13 +155,18 @@ function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
     if (ordered) ctx.text = ordered
   }
   if (ctx?.text) return marked(ctx.text, line)
+  const last = ctx?.last
+  const tried = last === undefined ? undefined : marked(last, line)
+  if (tried?.ok) return last === nginxText && hasTraefikTail(line) ? marked(traefikClf, line) : tried
   const f = textFormatOf(line)
+  if (tried && f === last) return tried
   const out = marked(f, line)
-  if (!ctx) return out
-  if (out.ok) ctx.last = f
+  if (out.ok) {
+    if (ctx) ctx.last = f
+    return out
+  }
   // A line of an ALB file that no format claims is told why it is no ALB line, not why it is no nginx one.
-  else if (f === nginxText && out.reason === 'unparsed-message' && ctx.last && ctx.last !== nginxText) return marked(ctx.last, line)
-  return out
+  return tried && f === nginxText && out.reason === 'unparsed-message' ? tried : out
 }
 
 /** Where lines a container runtime split begin whose last part never came (the file, or the range read, ended first). */
