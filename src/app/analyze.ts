@@ -1,8 +1,6 @@
 import {createWriteStream, promises as fs, type WriteStream} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
 import type {Readable} from 'node:stream'
-import {finished, pipeline} from 'node:stream/promises'
+import {finished} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
 import type {AnalysisOptions} from '../analysis/options'
 import type {AccessEvent} from '../model/access-event'
@@ -12,6 +10,7 @@ import {type AnalysisReport, type DatadogInputSummary, type FailureRecord, SCHEM
 import type {NormalizeOptions} from '../normalize/fields'
 import {InputError, OrderViolation} from '../sources/errors'
 import {FileSource} from '../sources/file/file-source'
+import {readableInputs} from '../sources/file/inputs'
 import type {RecordSource, SourceStats} from '../sources/source'
 import {merge, reorder} from '../sources/order'
 import {type SpillOptions, sortedBySpilling} from '../sources/spill-sort'
@@ -53,10 +52,10 @@ const EXAMPLES_PER_REASON = 3
 
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const declared = [...(req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []), ...(req.deploys ?? [])].sort((a, b) => a.start - b.start)
-  const spooled = await spoolStdin(req)
+  const inputs = await readableInputs(req.inputs, req.stdin, req.onNotice)
+  const paths = inputs.paths
   const parallel = openParallel(req.parallel)
   try {
-    const paths = await distinctInputs(req.inputs.map((name) => ({name, path: name === '-' ? (spooled ?? name) : name})), req.onNotice)
     warmFor(paths.map((p) => p.path), parallel.reading)
     const sortWhole = new Set<string>()
     // A source found out of time order is re-read sorted (in runs spilled to disk when it is large),
@@ -72,7 +71,7 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
     }
   } finally {
     await parallel.close()
-    if (spooled) await fs.rm(dirname(spooled), {recursive: true, force: true})
+    await inputs.dispose()
   }
 }
 
@@ -201,38 +200,6 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
     if (error instanceof DeployFileError) throw new InputError(error.message, file)
     throw error
   }
-}
-
-/**
- * Each file read once: the same file named twice (or by two paths, a link; `-` twice) would count
- * every request twice and halve the broken share. Later names of a file already given are said
- * and left out. A path that cannot be read is kept, for the reader to report.
- */
-async function distinctInputs(paths: {name: string; path: string}[], notice: AnalyzeRequest['onNotice']): Promise<{name: string; path: string}[]> {
-  const seen = new Map<string, string>()
-  const out: {name: string; path: string}[] = []
-  for (const p of paths) {
-    const st = await fs.stat(p.path).catch(() => undefined)
-    const key = st?.isFile() ? `${st.dev}:${st.ino}` : undefined
-    const first = key === undefined ? undefined : seen.get(key)
-    if (first !== undefined) {
-      notice?.(`${p.name} is ${first === p.name ? 'given twice' : `the same file as ${first}`}: read once`)
-      continue
-    }
-    if (key !== undefined) seen.set(key, p.name)
-    out.push(p)
-  }
-  return out
-}
-
-/** Standard input is kept in a temporary file so that it can be re-read like any file. */
-export async function spoolStdin(req: {inputs: readonly string[]; stdin?: Readable}): Promise<string | undefined> {
-  if (!req.inputs.includes('-')) return undefined
-  if (!req.stdin) throw new InputError('-: no standard input to read', '-')
-  const dir = await fs.mkdtemp(join(tmpdir(), 'skewscan-'))
-  const path = join(dir, 'stdin')
-  await pipeline(req.stdin, createWriteStream(path))
-  return path
 }
 
 async function openFailures(file: string): Promise<WriteStream> {

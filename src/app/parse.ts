@@ -2,8 +2,6 @@
  * `skewscan parse`: every record of the inputs as the tool read it, and every rejected one with its
  * reason, in file and line order, so a user can see how their log was read.
  */
-import {promises as fs} from 'node:fs'
-import {dirname} from 'node:path'
 import type {Readable} from 'node:stream'
 import {appOf} from '../analysis/apps'
 import type {AppSource} from '../analysis/options'
@@ -13,13 +11,15 @@ import type {NormalizeOptions} from '../normalize/fields'
 import type {ByteCount} from '../normalize/formats'
 import {FileSource} from '../sources/file/file-source'
 import type {SourceStats} from '../sources/source'
-import {spoolStdin} from './analyze'
+import {readableInputs} from '../sources/file/inputs'
 
 export interface ParseRequest {
   inputs: string[]
   stdin?: Readable
   normalize: NormalizeOptions
   appSource: AppSource
+  /** Notes for the user (stderr): a file named twice, read once. */
+  onNotice?: (message: string) => void
 }
 
 /** One record as read: its fields, or why it was rejected. */
@@ -36,8 +36,8 @@ export interface ParseRun {
 
 /** Reads the inputs one after the other, serially (the order of lines is the point here). */
 export async function parseInputs(req: ParseRequest): Promise<ParseRun> {
-  const spooled = await spoolStdin(req)
-  const sources = req.inputs.map((name) => new FileSource(name === '-' ? (spooled ?? name) : name, name, req.normalize))
+  const inputs = await readableInputs(req.inputs, req.stdin, req.onNotice)
+  const sources = inputs.paths.map(({name, path}) => new FileSource(path, name, req.normalize))
   async function* batches(): AsyncGenerator<ParsedRecord[]> {
     try {
       for (const source of sources) {
@@ -53,7 +53,7 @@ export async function parseInputs(req: ParseRequest): Promise<ParseRun> {
         }
       }
     } finally {
-      if (spooled) await fs.rm(dirname(spooled), {recursive: true, force: true})
+      await inputs.dispose()
     }
   }
   return {batches: batches(), stats: sources.map((s) => s.stats)}

@@ -43,6 +43,7 @@ Exit codes: 0 read; 2 usage error or unreadable input.`
     if (argv.length === 0) throw new ConfigError('Give log files to read (see --help)')
     const run = await parseInputs({
       inputs: argv as string[], stdin: process.stdin, normalize: normalizeSettings(flags), appSource: appSourceOf(flags['app-key']),
+      onNotice: (m) => this.notice(m),
     })
     const table = flags.format === 'table'
     const limit = flags.limit ?? (table ? TABLE_ROWS : Number.POSITIVE_INFINITY)

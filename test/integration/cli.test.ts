@@ -211,3 +211,50 @@ describe('the same records given twice are counted once (issue 14, item 8)', () 
     expect(report.input.skipped.byReason.duplicate).toBe(report.input.records / 2)
   })
 })
+
+describe('inputs that can be read only once (issue 14, item 9)', () => {
+  const once = (): Record<string, unknown> => (JSON.parse(runCli(['analyze', logFile, '--json']).stdout) as {totals: Record<string, unknown>}).totals
+  /** The CLI run by bash, for what only a shell makes: `<(…)`, a named pipe, /dev/stdin on a pipe. */
+  const viaBash = (script: string) => {
+    const r = spawnSync('bash', ['-c', script], {cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: {...cliEnv(), LOG: logFile, RUN: join(ROOT, 'bin', 'run.js')}})
+    return {status: r.status, stdout: r.stdout, stderr: r.stderr}
+  }
+
+  it.each([
+    ['a process substitution', '"$RUN" analyze <(cat "$LOG") --json'],
+    ['/dev/stdin on a pipe', 'cat "$LOG" | "$RUN" analyze /dev/stdin --json'],
+    ['a named pipe', 'd=$(mktemp -d) && mkfifo "$d/p" && { cat "$LOG" > "$d/p" & } && "$RUN" analyze "$d/p" --json; s=$?; rm -rf "$d"; exit $s'],
+    ['a named pipe of gzip', 'd=$(mktemp -d) && mkfifo "$d/p" && { gzip -c "$LOG" > "$d/p" & } && "$RUN" analyze "$d/p" --json; s=$?; rm -rf "$d"; exit $s'],
+    ['a process substitution, parse', '"$RUN" parse <(cat "$LOG") | wc -l'],
+  ])('%s is read as the file is', (name, script) => {
+    const r = viaBash(script)
+    expect(r.stderr).toMatch(name.endsWith('parse') ? /^\/dev\/fd\/\d+: nginx, 12 records, 12 read, 0 rejected\n$/ : /^$/)
+    expect(r.status).toBe(0)
+    if (name.endsWith('parse')) expect(Number(r.stdout.trim())).toBe(log.split('\n').length)
+    else expect((JSON.parse(r.stdout) as {totals: unknown}).totals).toEqual(once())
+  })
+
+  it('a device of zeros stops at once: binary data, exit 2', () => {
+    const r = runCli(['analyze', '/dev/zero'])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toMatch(/\/dev\/zero: binary data, not a log/)
+  })
+
+  it('a zip archive, its member stored uncompressed, is no log: exit 2, saying how to read it', () => {
+    // A zip holding access.log stored (method 0), as `zip -0` writes it: local header, data, central directory.
+    const data = readFileSync(logFile)
+    const name = Buffer.from('access.log')
+    const local = Buffer.alloc(30)
+    local.writeUInt32LE(0x04034b50, 0)
+    local.writeUInt16LE(10, 4)
+    local.writeUInt32LE(data.length, 18)
+    local.writeUInt32LE(data.length, 22)
+    local.writeUInt16LE(name.length, 26)
+    const zip = join(dir, 'logs.zip')
+    writeFileSync(zip, Buffer.concat([local, name, data]))
+    for (const r of [runCli(['analyze', zip]), runCli(['analyze', '-'], {input: readFileSync(zip)}), runCli(['parse', zip])]) {
+      expect(r.status).toBe(2)
+      expect(r.stderr).toMatch(/a zip archive, not a log file: skewscan reads plain and gzip files \(unzip -p FILE/)
+    }
+  })
+})

@@ -13,6 +13,9 @@ import {JsonItemSplitter} from './json-documents'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine, UNFINISHED} from './line-range'
 import {openInput} from './open'
+import {readHead} from './head'
+import {CsvRecords, type Verdict} from './csv-records'
+import {StringDecoder} from 'node:string_decoder'
 import {criRecord, isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf, unfinishedParts} from './records'
 import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
@@ -47,44 +50,34 @@ export class FileSource implements RecordSource {
 
   async *batches(): AsyncGenerator<SourceBatch> {
     const input = await openInput(this.path, this.displayName)
-    const it = lines(input.chunks, MAX_LINE)[Symbol.asyncIterator]()
     try {
-      // Look at the first lines (at most ~256 KB of them) to tell the format.
-      const head: Line[] = []
-      let cut: StreamCut | undefined
-      let size = 0
-      while (head.length < 64 && size < 256 * 1024) {
-        const next = await it.next().catch((error: unknown) => {
-          if (error instanceof StreamCut) return (cut = error), undefined
-          throw error
-        })
-        if (!next || next.done) break
-        head.push(...next.value)
-        size += next.value.reduce((n, l) => n + l.text.length, 0)
-      }
-      const format = detectFormat(head)
+      // The first lines (at most ~256 KB of them, or a first line up to MAX_LINE) tell the format.
+      const head = await readHead(input.chunks)
+      const format = detectFormat(head.lines)
       if (format === undefined) {
-        if (head.every((l) => l.text.trim() === '')) this.stats.format = 'empty'
-        else if (!cut) throw this.unreadable()
+        if (head.lines.every((l) => !l.tooLong && l.text.trim() === '')) this.stats.format = 'empty'
+        else if (head.error === undefined) throw this.unreadable()
+        if (head.error !== undefined) throw new StreamCut(head.lines.length + 1, head.error)
+        return
+      }
+      // Line files are named by their records' format (nginx, traefik-clf, cri/nginx…).
+      this.stats.format = format === 'lines' ? (firstFormat(head.lines) ?? 'lines') : format
+      const cut = head.error !== undefined
+      // A large line file is parsed by the workers: a plain one read by them in byte ranges, a gzip one streamed to them.
+      // A `#Fields:` header orders the lines after it: such a file is read in order, on this thread.
+      const p = format === 'lines' && !cut && !head.lines.some((l) => hasFieldsHeader(l.text)) ? this.parallel : undefined
+      const kind = input.kind
+      if (p && kind && !kind.gzip && kind.size >= p.minFileBytes) {
+        input.close()
+        yield* this.counted(parallelLineBatches(this.path, this.displayName, kind.size, this.opts, p))
+      } else if (format === 'json-documents') {
+        yield* this.documentBatches(head.chunks)
       } else {
-        // Line files are named by their records' format (nginx, traefik-clf, cri/nginx…).
-        this.stats.format = format === 'lines' ? (firstFormat(head) ?? 'lines') : format
-        // A large line file is parsed by the workers: a plain one read by them in byte ranges, a gzip one streamed to them.
-        // A `#Fields:` header orders the lines after it: such a file is read in order, on this thread.
-        const p = format === 'lines' && !cut && !head.some((l) => hasFieldsHeader(l.text)) ? this.parallel : undefined
-        const kind = input.kind
-        if (p && kind && !kind.gzip && kind.size >= p.minFileBytes) {
-          input.close()
-          yield* this.counted(parallelLineBatches(this.path, this.displayName, kind.size, this.opts, p))
-          return
-        }
-        const rest = restOf(head, cut ? undefined : it)
+        const rest = withoutBom(lines(head.chunks, MAX_LINE))
         if (p && kind?.gzip && kind.size >= p.minGzipBytes) yield* this.counted(streamedLineBatches(rest, this.displayName, this.opts, p))
         else if (format === 'csv') yield* this.csvBatches(rest)
-        else if (format === 'json-documents') yield* this.documentBatches(rest)
         else yield* this.lineBatches(rest)
       }
-      if (cut) throw cut
       // One rule for every format: a file none of whose records is in a format skewscan reads is unreadable.
       if (this.stats.records > 0 && this.foreign === this.stats.records) throw this.unreadable()
     } catch (error: unknown) {
@@ -136,7 +129,8 @@ export class FileSource implements RecordSource {
     }
   }
 
-  private async *documentBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
+  /** JSON documents, read from the bytes (not lines: a saved API page may be one line of any length). */
+  private async *documentBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<SourceBatch> {
     let events: AccessEvent[] = []
     let rejections: Rejection[] = []
     const splitter = new JsonItemSplitter(
@@ -150,75 +144,74 @@ export class FileSource implements RecordSource {
         }
         for (const r of recordsOf(value)) this.collect(normalizeObject(r, this.opts), item.line, events, rejections)
       },
-      (p) => rejections.push(this.reject(p.kind === 'truncated' ? 'truncated-input' : 'invalid-json', p.line,
-        p.kind === 'truncated' ? 'the JSON document ends before it closes' : 'text outside any JSON document')),
+      (p) => rejections.push(this.reject(DOCUMENT_PROBLEMS[p.kind].reason, p.line, DOCUMENT_PROBLEMS[p.kind].detail)),
+      MAX_LINE,
     )
-    for await (const chunk of source) {
-      for (const l of chunk) splitter.write(l.tooLong ? '\n' : `${l.text}\n`)
-      yield this.batchOf(events, rejections)
-      events = []
-      rejections = []
+    const decoder = new StringDecoder('utf8')
+    let first = true
+    try {
+      for await (const chunk of chunks) {
+        let text = decoder.write(chunk)
+        if (first && text.length > 0) {
+          text = text.replace(/^\uFEFF/, '')
+          first = false
+        }
+        splitter.write(text)
+        yield this.batchOf(events, rejections)
+        events = []
+        rejections = []
+      }
+    } catch (error: unknown) {
+      throw new StreamCut(splitter.line, error)
     }
+    splitter.write(decoder.end())
     splitter.end()
     yield this.batchOf(events, rejections)
   }
 
+  /** CSV rows (Log Explorer exports, Cloud Storage usage logs); a quote left open costs its own row only. */
   private async *csvBatches(rest: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
-    // The CSV parser is loaded for CSV files only (start-up time of every other run).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const {parse: parseCsv} = require('csv-parse') as typeof import('csv-parse')
-    const parser = parseCsv({bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true, skip_records_with_error: true})
-    const rejections: Rejection[] = []
-    parser.on('skip', (err: Error & {lines?: number}) => {
-      rejections.push(this.reject('bad-csv-row', err.lines ?? 0, err.message.slice(0, 120)))
-    })
-    // Feed the lines back to the CSV parser, which handles quoted cells spanning lines.
-    void (async () => {
-      try {
-        for await (const chunk of rest) {
-          if (parser.destroyed) return
-          for (const l of chunk) if (!parser.write(`${l.text}\n`)) await new Promise((r) => parser.once('drain', r))
-        }
-        parser.end()
-      } catch (error: unknown) {
-        parser.destroy(error instanceof Error ? error : new Error(String(error)))
-      }
-    })()
     let columns: ReturnType<typeof csvColumns>
     /** A Google Cloud Storage usage log's header: its rows are read by name. */
     let gcsHeader: string[] | undefined
     let width = 0
     let events: AccessEvent[] = []
-    for await (const rec of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
-      if (rec.record.every((cell) => cell.trim() === '')) continue
+    let rejections: Rejection[] = []
+    const row = (cells: string[], line: number): Verdict => {
       if (!columns && !gcsHeader) {
-        width = rec.record.length
-        if (isGcsUsageHeader(rec.record)) {
-          gcsHeader = rec.record
+        width = cells.length
+        if (isGcsUsageHeader(cells)) {
+          gcsHeader = cells
           this.stats.format = GCS_USAGE.id
-          continue
+          return 'ok'
         }
-        columns = csvColumns(rec.record)
+        columns = csvColumns(cells)
         if (!columns) throw new InputError(`${this.displayName}: CSV header has no Date/Timestamp column`, this.displayName)
-        continue
+        return 'ok'
       }
-      if (rec.record.length !== width) {
-        rejections.push(this.reject('bad-csv-row', rec.info.lines, `${rec.record.length} cells where the header has ${width}`))
-        continue
-      }
+      if (cells.every((c) => c.trim() === '')) return 'ok' // a row of empty cells: no record
+      if (cells.length !== width) return {bad: `${cells.length} cells where the header has ${width}`}
       if (gcsHeader) {
-        const row = Object.fromEntries(gcsHeader.map((name, k) => [name, rec.record[k] ?? '']))
-        const out = parseGcsUsageRow(row)
-        this.collect(out.ok ? {ok: true, event: applyMapping(out.event, {attributes: row}, this.opts)} : out, rec.info.lines, events, rejections)
+        const byName = Object.fromEntries(gcsHeader.map((name, k) => [name, cells[k] ?? '']))
+        const out = parseGcsUsageRow(byName)
+        this.collect(out.ok ? {ok: true, event: applyMapping(out.event, {attributes: byName}, this.opts)} : out, line, events, rejections)
       } else {
-        this.collect(normalizeDatadog(csvRowToLog(rec.record, columns as NonNullable<typeof columns>), this.opts), rec.info.lines, events, rejections)
+        this.collect(normalizeDatadog(csvRowToLog(cells, columns as NonNullable<typeof columns>), this.opts), line, events, rejections)
       }
-      if (events.length >= 1000) {
-        yield this.batchOf(events, rejections.splice(0))
-        events = []
-      }
+      return 'ok'
     }
-    yield this.batchOf(events, rejections.splice(0))
+    const records = new CsvRecords(row, (line, detail) => rejections.push(this.reject('bad-csv-row', line, detail)))
+    for await (const chunk of rest) {
+      for (const l of chunk) {
+        if (l.tooLong) rejections.push(this.reject('line-too-long', l.line, `line longer than ${MAX_LINE} characters`))
+        else records.push(l)
+      }
+      yield this.batchOf(events, rejections)
+      events = []
+      rejections = []
+    }
+    records.end()
+    yield this.batchOf(events, rejections)
   }
 
   private collect(out: ParseOutcome, line: number, events: AccessEvent[], rejections: Rejection[]): void {
@@ -255,6 +248,9 @@ const FOREIGN: ReadonlySet<Rejection['reason']> = new Set(['unknown-format', 'no
  * first line of an NDJSON file).
  */
 export function detectFormat(head: readonly Line[]): FileFormat | undefined {
+  // A first line too long to hold that opens JSON: a saved API page on one line, read as a document.
+  const opening = head.find((l) => l.tooLong || l.text.trim() !== '')
+  if (opening?.tooLong && /^\uFEFF?\s*(\{|\[\s*[[{"\]])/.test(opening.text)) return 'json-documents'
   const nonEmpty = head.filter((l) => !l.tooLong && l.text.trim() !== '')
   const first = nonEmpty[0]?.text.replace(/^\uFEFF/, '').trim()
   if (first === undefined) return undefined
@@ -319,12 +315,22 @@ function parsesAsRecords(text: string): boolean {
   return value !== NOT_JSON && recordsOf(value).length > 0
 }
 
-async function* restOf(head: Line[], it: AsyncIterator<Line[]> | undefined): AsyncGenerator<Line[]> {
-  if (head.length > 0) yield head.map((l, i) => (i === 0 ? {...l, text: l.text.replace(/^\uFEFF/, '')} : l))
-  if (!it) return
-  for (;;) {
-    const next = await it.next()
-    if (next.done) return
-    yield next.value
+/** Lines with a byte-order mark taken off the first. */
+async function* withoutBom(source: AsyncIterable<Line[]>): AsyncGenerator<Line[]> {
+  let first = true
+  for await (const batch of source) {
+    if (first && batch.length > 0) {
+      const l = batch[0] as Line
+      if (l.text.charCodeAt(0) === 0xfeff) batch[0] = {...l, text: l.text.slice(1)}
+      first = false
+    }
+    yield batch
   }
 }
+
+/** What a problem of a JSON document is counted as. */
+const DOCUMENT_PROBLEMS = {
+  truncated: {reason: 'truncated-input', detail: 'the JSON document ends before it closes'},
+  garbage: {reason: 'invalid-json', detail: 'text outside any JSON document'},
+  'too-long': {reason: 'line-too-long', detail: `a JSON record longer than ${MAX_LINE} characters`},
+} as const

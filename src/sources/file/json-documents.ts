@@ -6,7 +6,8 @@ export interface JsonItem {
 }
 
 export interface JsonProblem {
-  kind: 'garbage' | 'truncated'
+  /** Text outside any document, a document cut off at the end, a record longer than the limit. */
+  kind: 'garbage' | 'truncated' | 'too-long'
   line: number
 }
 
@@ -23,7 +24,7 @@ export class JsonItemSplitter {
   private depth = 0
   private inString = false
   private escape = false
-  private line = 1
+  private lineNo = 1
   /** Text of the value being captured, and where it started. */
   private capture: string[] | undefined
   private captureFrom = 0
@@ -37,14 +38,23 @@ export class JsonItemSplitter {
   private garbageLine = -1
   private keyParts: string[] = []
   private stringItem = false
+  /** Characters captured of the value being captured; past `maxItem` it is counted, not kept. */
+  private captured = 0
+  private overflow = false
 
-  constructor(private readonly onItem: (item: JsonItem) => void, private readonly onProblem: (p: JsonProblem) => void) {}
+  /** `maxItem`: the longest record kept, in characters. */
+  constructor(private readonly onItem: (item: JsonItem) => void, private readonly onProblem: (p: JsonProblem) => void, private readonly maxItem = Infinity) {}
+
+  /** The line reached (1-based). */
+  get line(): number {
+    return this.lineNo
+  }
 
   write(text: string): void {
     let from = 0
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i)
-      if (c === 10) this.line++
+      if (c === 10) this.lineNo++
       if (this.inString) {
         if (this.escape) this.escape = false
         else if (c === 92) this.escape = true
@@ -71,9 +81,9 @@ export class JsonItemSplitter {
           this.topCapture = false
           this.depth = 1
           this.itemArrayDepth = 1
-        } else if (c > 32 && this.garbageLine !== this.line) {
-          this.garbageLine = this.line
-          this.onProblem({kind: 'garbage', line: this.line})
+        } else if (c > 32 && this.garbageLine !== this.lineNo) {
+          this.garbageLine = this.lineNo
+          this.onProblem({kind: 'garbage', line: this.lineNo})
         }
         continue
       }
@@ -116,11 +126,19 @@ export class JsonItemSplitter {
         // A scalar element in an item array: capture it too, so the caller can reject it.
         let j = i
         while (j < text.length && !/[,\]\s]/.test(text[j] ?? '')) j++
-        this.onItem({text: text.slice(i, j), line: this.line})
+        this.onItem({text: text.slice(i, j), line: this.lineNo})
         i = j - 1
       }
     }
-    if (this.capture) this.capture.push(text.slice(from))
+    if (this.capture) {
+      this.captured += text.length - from
+      if (this.captured > this.maxItem) {
+        this.capture.length = 0
+        this.overflow = true
+      } else {
+        this.capture.push(text.slice(from))
+      }
+    }
     if (this.keyStart !== -1 && this.inString) {
       this.keyParts.push(text.slice(this.keyStart))
       this.keyStart = 0
@@ -128,7 +146,7 @@ export class JsonItemSplitter {
   }
 
   end(): void {
-    if (this.depth > 0) this.onProblem({kind: 'truncated', line: this.captureLine || this.line})
+    if (this.depth > 0) this.onProblem({kind: 'truncated', line: this.captureLine || this.lineNo})
   }
 
   private keyText(text: string, end: number): string {
@@ -139,14 +157,17 @@ export class JsonItemSplitter {
 
   private startCapture(depth: number): void {
     this.capture = []
-    this.captureLine = this.line
+    this.captured = 0
+    this.overflow = false
+    this.captureLine = this.lineNo
     this.captureDepth = depth
   }
 
   private emit(text: string, from: number, to: number): void {
     const parts = this.capture ?? []
-    parts.push(text.slice(from, to))
-    this.onItem({text: parts.join(''), line: this.captureLine})
+    if (this.overflow || this.captured + to - from > this.maxItem) this.onProblem({kind: 'too-long', line: this.captureLine})
+    else this.onItem({text: parts.join('') + text.slice(from, to), line: this.captureLine})
     this.capture = undefined
+    this.overflow = false
   }
 }

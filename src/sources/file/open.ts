@@ -18,26 +18,72 @@ export interface Input {
 
 /**
  * Opens a file as a stream of bytes, gunzipping it when it starts with the gzip magic number
- * (whatever its name says). Throws InputError for files that cannot be read.
+ * (whatever its name says). The first bytes are read from the stream, not at an offset: a pipe or
+ * a device has none. Throws InputError for files that cannot be read, and for archives and
+ * compressions skewscan does not read (a zip is not a log, even when its members are stored).
  */
 export async function openInput(path: string, displayName = path): Promise<Input> {
-  let handle: fs.FileHandle | undefined
+  let raw: ReadStream | undefined
   try {
     const stat = await fs.stat(path)
     if (stat.isDirectory()) throw new InputError(`${displayName}: is a directory, not a log file`, displayName)
-    handle = await fs.open(path, 'r')
-    const magic = Buffer.alloc(2)
-    const {bytesRead} = await handle.read(magic, 0, 2, 0)
-    await handle.close()
-    handle = undefined
-    const gzip = isGzip(magic, bytesRead)
-    const kind = stat.isFile() ? {size: stat.size, gzip} : undefined
-    const raw = createReadStream(path, {highWaterMark: 1 << 20})
-    return {...(gzip ? gunzipped(raw, path) : {chunks: raw, close: () => raw.destroy()}), kind}
+    raw = createReadStream(path, {highWaterMark: 1 << 20})
+    const it = (raw as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+    const start: Buffer[] = []
+    let size = 0
+    let ended = false
+    while (size < MAGIC_BYTES) {
+      const next = await it.next()
+      if (next.done) {
+        ended = true
+        break
+      }
+      start.push(next.value)
+      size += next.value.length
+    }
+    const first = Buffer.concat(start)
+    const archive = ARCHIVES.find((a) => a.magic.every((b, i) => first[i] === b))
+    if (archive) throw new InputError(`${displayName}: ${archive.name}, not a log file: skewscan reads plain and gzip files (${archive.hint})`, displayName)
+    const gzip = first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b
+    const stream = raw
+    const close = (): void => {
+      stream.destroy()
+    }
+    const chunks = prepended(start, ended ? undefined : it)
+    if (!stat.isFile()) return gzip ? {chunks: gzipMembers(chunks), close} : {chunks, close}
+    const kind = {size: stat.size, gzip}
+    if (!gzip) return {chunks, close, kind}
+    // A gzip file is read again from its start, by the gunzip that can fall back to reading its members.
+    close()
+    return {...gunzipped(createReadStream(path, {highWaterMark: 1 << 20}), path), kind}
   } catch (error: unknown) {
-    await handle?.close().catch(() => {})
+    raw?.destroy()
     if (error instanceof InputError) throw error
     throw new InputError(`${displayName}: cannot read (${describeFsError(error)})`, displayName)
+  }
+}
+
+/** Bytes read to tell what a file is. */
+const MAGIC_BYTES = 8
+
+/** Archives and compressions that are no log, with what to do instead. */
+const ARCHIVES: readonly {magic: readonly number[]; name: string; hint: string}[] = [
+  {magic: [0x50, 0x4b, 0x03, 0x04], name: 'a zip archive', hint: 'unzip -p FILE | skewscan analyze -'},
+  {magic: [0x50, 0x4b, 0x05, 0x06], name: 'an empty zip archive', hint: 'it holds no file'},
+  {magic: [0x42, 0x5a, 0x68], name: 'bzip2 data', hint: 'bzcat FILE | skewscan analyze -'},
+  {magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], name: 'xz data', hint: 'xzcat FILE | skewscan analyze -'},
+  {magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd data', hint: 'zstdcat FILE | skewscan analyze -'},
+  {magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], name: 'a 7z archive', hint: '7z x -so FILE | skewscan analyze -'},
+]
+
+/** The chunks read already, then the rest of the stream. */
+async function* prepended(start: Buffer[], rest: AsyncIterator<Buffer> | undefined): AsyncGenerator<Buffer> {
+  for (const c of start) yield c
+  if (!rest) return
+  for (;;) {
+    const next = await rest.next()
+    if (next.done) return
+    yield next.value
   }
 }
 
@@ -115,7 +161,7 @@ function gunzipped(raw: ReadStream, path: string): Omit<Input, 'kind'> {
           // delivered; the bytes after the last member are counted, not read.
           if ((failure.error as {code?: string}).code !== 'Z_DATA_ERROR') throw failure.error
           close()
-          yield* skipping(gzipMembers(path), delivered)
+          yield* skipping(gzipMembers(createReadStream(path, {highWaterMark: 1 << 20})), delivered)
           return
         } else if (ended) {
           return
@@ -176,8 +222,7 @@ function gzipHeaderLength(b: Buffer): number {
  * member's deflate data through an InflateRaw that stops where it ends; then TrailingData for
  * whatever follows the last member, when it is not empty.
  */
-async function* gzipMembers(path: string): AsyncGenerator<Buffer> {
-  const raw = createReadStream(path, {highWaterMark: 1 << 20})
+async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let pending: Buffer = Buffer.alloc(0)
   let inflater: ReturnType<typeof createInflateRaw> | undefined
   let fed = 0
@@ -185,7 +230,7 @@ async function* gzipMembers(path: string): AsyncGenerator<Buffer> {
   const out: Buffer[] = []
   let memberEnded = false
   try {
-    for await (const chunk of raw as AsyncIterable<Buffer>) {
+    for await (const chunk of raw) {
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
       while (pending.length > 0) {
         if (trailer > 0) {
@@ -229,20 +274,16 @@ async function* gzipMembers(path: string): AsyncGenerator<Buffer> {
         }
       }
     }
-    if (inflater) {
-      const z = inflater
-      await new Promise<void>((resolve) => z.end(() => resolve()))
-      while (out.length > 0) yield out.shift() as Buffer
-    }
+    // The data ends inside a member (its deflate data or its trailer): cut short, as gunzip says.
+    if (inflater || trailer > 0) throw new Error('unexpected end of file')
   } finally {
-    raw.destroy()
     inflater?.destroy()
   }
 }
 
-async function restLength(raw: ReadStream): Promise<number> {
+async function restLength(raw: AsyncIterable<Buffer>): Promise<number> {
   let n = 0
-  for await (const c of raw as AsyncIterable<Buffer>) n += c.length
+  for await (const c of raw) n += c.length
   return n
 }
 
