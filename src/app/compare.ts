@@ -1,5 +1,6 @@
 import {compareReport, deployRows} from '../analysis/compare'
 import type {CompareDeploy, CompareReport} from '../model/compare'
+import type {InputSummary} from '../model/report'
 import {analyze, type AnalyzeRequest} from './analyze'
 
 export interface CompareRequest {
@@ -12,6 +13,8 @@ export interface CompareRequest {
   sets?: {name: string; inputs: string[]}[]
   /** Replicas, when the logs do not name the pods. */
   pods?: number
+  /** Called with what each analysis read (what it skipped, where an input ended early). */
+  onInput?: (input: InputSummary) => void
 }
 
 /** Per deploy and per group: broken share, users and window, before and after a fix. */
@@ -21,12 +24,14 @@ export async function compare(req: CompareRequest): Promise<CompareReport> {
     const groups = []
     for (const set of req.sets) {
       const report = await analyze({...req.base, inputs: set.inputs})
+      req.onInput?.(report.input)
       groups.push({name: set.name, rows: withPods(deployRows(set.name, report))})
     }
     return compareReport({kind: 'sets'}, groups)
   }
   const fix = req.fixDate ?? Number.POSITIVE_INFINITY
   const report = await analyze({...req.base, inputs: req.inputs ?? []})
+  req.onInput?.(report.input)
   return compareReport({kind: 'fix-date', fixDate: new Date(fix).toISOString()}, [
     {name: 'before', rows: withPods(deployRows('before', report, (t) => t < fix))},
     {name: 'after', rows: withPods(deployRows('after', report, (t) => t >= fix))},

@@ -2,6 +2,8 @@ import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import {ConfigError} from '../config/parse'
 import {gathered, jsonPieces} from '../report/json'
+import {lostInputNote, skippedNote} from '../report/input-notes'
+import type {InputSummary} from '../model/report'
 import {inertJson, terminalSafeLines} from '../report/sanitize'
 import {InputError, SourceError} from '../sources/errors'
 import {EXIT} from './exit-codes'
@@ -62,6 +64,24 @@ export abstract class BaseCommand extends Command {
 
   protected setExitCode(code: number): void {
     process.exitCode = code
+  }
+
+  /**
+   * Says on stderr what a run skipped of its input, and where an input ended early. A run that lost
+   * input exits 3 (a source failed), over any --fail-on finding, unless `allowLost`: its report was
+   * still written, but counts only what was read.
+   */
+  protected tellInput(inputs: readonly InputSummary[], allowLost: boolean): void {
+    let lost = false
+    for (const input of inputs) {
+      const skipped = skippedNote(input)
+      if (skipped) this.notice(skipped)
+      const note = lostInputNote(input)
+      if (!note) continue
+      lost = true
+      this.notice(allowLost ? note : `${note} Exit ${EXIT.SOURCE} (--allow-lost-input: exit 0).`)
+    }
+    if (lost && !allowLost) this.setExitCode(EXIT.SOURCE)
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {

@@ -8,5 +8,6 @@ export const outputFlags = {
   force: Flags.boolean({default: false, description: 'let --output replace a file that exists', helpGroup: 'OUTPUT'}),
   wide: Flags.boolean({default: false, exclusive: ['columns'], description: 'tables at their full width, every column (default: fit the terminal)', helpGroup: 'OUTPUT'}),
   columns: Flags.integer({min: 40, max: 1000, description: 'fit tables to this many columns (default: the terminal\'s width; none when piped)', helpGroup: 'OUTPUT'}),
-  'fail-on': Flags.string({description: 'exit 1 when: incident, or MEASURE>N (>=, <, <=, =) with MEASURE affected-users, broken-page-loads (crashed), affected-page-loads, failed-requests, stale-failures, incidents, broken-share, window-seconds (comma-separated: any)', helpGroup: 'OUTPUT'}),
+  'fail-on': Flags.string({description: 'exit 1 when: incident, or MEASURE>N (>=, <, <=, =) with MEASURE affected-users, broken-page-loads (crashed), affected-page-loads, failed-requests, stale-failures, incidents, broken-share, window-seconds, skipped, skipped-share (comma-separated: any)', helpGroup: 'OUTPUT'}),
+  'allow-lost-input': Flags.boolean({default: false, description: 'exit 0, not 3, when an input ends early (a gzip cut short): the report still counts only what was read', helpGroup: 'OUTPUT'}),
 }

@@ -21,7 +21,7 @@ export default class Analyze extends BaseCommand {
 
 Each failure is tied to its app (the ingress upstream, else the host, else the service), its deploy, and its cause: the rollout race (the page's build still served beside another) or a stale tab (its build no longer served). Crawlers, skewscan's probe and scanners are counted apart, never as users.
 
-Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable input; 3 a source failed; 127 unknown command.`
+Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable input; 3 a source failed, or an input ended early (a gzip cut short: the report counts what was read; --allow-lost-input exits 0); 127 unknown command.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/rolling-round-robin/ingress.log',
@@ -82,6 +82,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
       this.notice(`--fail-on: ${broken.map((r) => `${r.text} (measured ${measure(report, r)})`).join(', ')}`)
       this.setExitCode(EXIT.FINDINGS)
     }
+    this.tellInput([report.input], flags['allow-lost-input'])
     return report
   }
 }

@@ -8,13 +8,14 @@ import {refuseToOverwrite, writeReport} from '../app/deliver'
 import {outputFlags} from '../cli/output-flags'
 import {tableWidth} from '../config/output-options'
 import type {CompareReport} from '../model/compare'
+import type {InputSummary} from '../model/report'
 import {renderCompareHtml, renderCompareMarkdown, renderCompareTable} from '../report/compare'
 
 export default class Compare extends BaseCommand {
   static override summary = 'Did the fix work? Broken share, users and window per deploy, before and after a fix'
   static override description = `Splits deploys before and after --fix-date (one set of logs), or compares labelled sets of logs (--set NAME=FILES, e.g. before and after turning on cookie affinity), and puts the measured broken share beside the residual that cookie affinity alone would leave (about 1/pods of the race, per the write-up this tool grew from).
 
-Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed.`
+Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed, or an input ended early (--allow-lost-input exits 0).`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> month.ndjson.gz --deploys deploys.json --fix-date 2026-11-15T00:00:00Z',
@@ -34,14 +35,16 @@ Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed.`
     force: outputFlags.force,
     wide: outputFlags.wide,
     columns: outputFlags.columns,
+    'allow-lost-input': outputFlags['allow-lost-input'],
   }
 
   async run(): Promise<CompareReport> {
     const {argv, flags} = await this.parse(Compare)
     const settings = compareSettings(argv as string[], flags)
+    const inputs: InputSummary[] = []
     const report = await compare({
       base: {...analyzeSettings(flags), stdin: process.stdin, deploysFile: flags.deploys, onNotice: (m) => this.notice(m)},
-      inputs: settings.inputs, fixDate: settings.fixDate, sets: settings.sets, pods: flags.pods,
+      inputs: settings.inputs, fixDate: settings.fixDate, sets: settings.sets, pods: flags.pods, onInput: (i) => inputs.push(i),
     })
     const text = settings.format === 'json' ? `${JSON.stringify(report, null, 2)}\n`
       : settings.format === 'markdown' ? renderCompareMarkdown(report)
@@ -51,6 +54,7 @@ Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed.`
       await writeReport(flags.output, text)
     }
     else this.print(text)
+    this.tellInput(inputs, flags['allow-lost-input'])
     return report
   }
 }

@@ -9,6 +9,9 @@ import {ConfigError} from '../config/parse'
 import {parsedJsonLine, parsedTable} from '../report/parsed'
 import {terminalSafe} from '../report/sanitize'
 import {pluralCount} from '../util/plural'
+import {lostInputNote} from '../report/input-notes'
+import {EXIT} from '../cli/exit-codes'
+import type {SkippedLocation} from '../model/report'
 
 const {'session-key': sessionKey, field, 'app-key': appKey} = analysisFlags
 
@@ -19,7 +22,7 @@ export default class Parse extends BaseCommand {
   static override summary = 'Show how skewscan reads a log: every record as read, every rejected line with its reason'
   static override description = `Reads the files as analyze does (every format, plain or gzip, container wrappers; - for stdin) and prints each record as the tool read it, one NDJSON line each: file, line, time, app, method, path, status, bytes (and whether the format counts headers in them), client, user agent, referer, upstream, request id, vhost, session, timings and unknown extra fields. Each rejected line is printed with its reason instead. A summary per file goes to stderr.
 
-Exit codes: 0 read; 2 usage error or unreadable input.`
+Exit codes: 0 read; 2 usage error or unreadable input; 3 an input ended early (a gzip cut short: what follows the cut was not read).`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> access.log | head',
@@ -50,8 +53,11 @@ Exit codes: 0 read; 2 usage error or unreadable input.`
     const rows: ParsedRecord[] = []
     let shown = 0
     let more = 0
+    /** Where inputs ended early. */
+    const cuts: SkippedLocation[] = []
     for await (const batch of run.batches) {
       for (const r of batch) {
+        if ('rejection' in r && r.rejection.reason === 'truncated-input') cuts.push({reason: 'truncated-input', file: r.file, line: r.line, detail: r.rejection.detail})
         if (flags.rejected && !('rejection' in r)) continue
         if (shown >= limit) {
           more++
@@ -67,5 +73,13 @@ Exit codes: 0 read; 2 usage error or unreadable input.`
       this.notice(`${terminalSafe(s.file)}: ${s.format}, ${pluralCount(s.records, 'record')}, ${s.records - s.skipped} read, ${s.skipped} rejected`)
     }
     if (more > 0) this.notice(`${pluralCount(more, 'more record')} not shown (--limit ${limit})`)
+    const records = run.stats.reduce((n, s) => n + s.records, 0)
+    const skipped = run.stats.reduce((n, s) => n + s.skipped, 0)
+    const note = lostInputNote({records, used: records - skipped, first: null, last: null, sources: [],
+      skipped: {total: skipped, byReason: {'truncated-input': cuts.length}, examples: cuts.slice(0, 3)}})
+    if (note) {
+      this.notice(note)
+      this.setExitCode(EXIT.SOURCE)
+    }
   }
 }

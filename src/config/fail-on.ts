@@ -1,5 +1,6 @@
 import type {AnalysisReport} from '../model/report'
 import {ConfigError} from './parse'
+import {skippedRecords} from '../report/input-notes'
 
 /** What `--fail-on` can test: `incident`, or a measure compared with a threshold. */
 const MEASURES = {
@@ -11,6 +12,9 @@ const MEASURES = {
   incidents: (r: AnalysisReport) => r.incidents.length,
   'broken-share': (r: AnalysisReport) => Math.max(0, ...r.incidents.map((i) => i.brokenShare)),
   'window-seconds': (r: AnalysisReport) => Math.max(0, ...r.deploys.map((d) => d.rolloutWindow?.seconds ?? 0)),
+  // Records of the traffic that could not be used (header lines and duplicates are none).
+  skipped: (r: AnalysisReport) => skippedRecords(r.input),
+  'skipped-share': (r: AnalysisReport) => (r.input.records === 0 ? 0 : skippedRecords(r.input) / r.input.records),
 } as const
 
 type Measure = keyof typeof MEASURES

@@ -1,7 +1,8 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import {spawnSync} from 'node:child_process'
-import {closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {gzipSync} from 'node:zlib'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {cliEnv, ROOT, runCli} from '../helpers/cli'
@@ -256,5 +257,65 @@ describe('inputs that can be read only once (issue 14, item 9)', () => {
       expect(r.status).toBe(2)
       expect(r.stderr).toMatch(/a zip archive, not a log file: skewscan reads plain and gzip files \(unzip -p FILE/)
     }
+  })
+})
+
+describe('a run that lost input says so, and a scheduled run fails on it (issue 14, item 5)', () => {
+  const gz = gzipSync(`${log}\n`.repeat(40))
+  const cut = join(dir, 'cut.log.gz')
+  writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.6)))
+  const lostNote = /Input lost: reading stopped early at .*cut\.log\.gz line \d+ \(input ends early: unexpected end of file\)\. What follows was not read/
+
+  it('a gzip cut short: the report of what was read, the place on stderr, exit 3, over --fail-on', () => {
+    const out = mkdtempSync(join(tmpdir(), 'skewscan-lost-'))
+    const r = runCli(['analyze', cut, '--format', 'markdown,json', '--out-dir', out, '--fail-on', 'incident'])
+    expect(r.status).toBe(3)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(lostNote)
+    expect(r.stderr).toMatch(/Exit 3 \(--allow-lost-input: exit 0\)/)
+    expect(r.stderr).toMatch(/--fail-on: incident/)
+    const written = readdirSync(out)
+    expect(written.filter((f) => f.endsWith('.json'))).toHaveLength(1)
+    const report = JSON.parse(readFileSync(join(out, written.find((f) => f.endsWith('.json')) as string), 'utf8')) as {input: {skipped: {byReason: Record<string, number>}}}
+    expect(report.input.skipped.byReason['truncated-input']).toBe(1)
+  })
+
+  it('--json: the report on stdout, exit 3; --allow-lost-input: the note without the exit', () => {
+    const j = runCli(['analyze', cut, '--json'])
+    expect(j.status).toBe(3)
+    expect((JSON.parse(j.stdout) as {input: {records: number}}).input.records).toBeGreaterThan(0)
+    const allowed = runCli(['analyze', cut, '--allow-lost-input'])
+    expect(allowed.status).toBe(0)
+    expect(allowed.stderr).toMatch(lostNote)
+    expect(allowed.stderr).not.toMatch(/Exit 3/)
+    expect(runCli(['analyze', cut, '--allow-lost-input', '--fail-on', 'incident']).status).toBe(1)
+  })
+
+  it('parse and compare say it too, exit 3', () => {
+    const p = runCli(['parse', cut])
+    expect(p.status).toBe(3)
+    expect(p.stderr).toMatch(lostNote)
+    const c = runCli(['compare', '--set', `a=${cut}`, '--set', `b=${logFile}`])
+    expect(c.status).toBe(3)
+    expect(c.stderr).toMatch(lostNote)
+  })
+
+  it('skipped records are said on stderr, and --fail-on skipped / skipped-share fail the run', () => {
+    const mixed = join(dir, 'mixed.log')
+    writeFileSync(mixed, `${log}\nnot a log line\n${log.split('\n')[0]?.replace('[29/Nov/2026:14:00:00 +0000]', '[99/Nov/2026:14:00:00 +0000]')}\n`)
+    const r = runCli(['analyze', mixed, '--json'])
+    expect(r.status).toBe(0)
+    expect(r.stderr).toMatch(/^2 records of 14 skipped \((bad-time|unparsed-message) 1, (bad-time|unparsed-message) 1; first at .*mixed\.log:13\); skewscan parse FILE --rejected shows each\.$/m)
+    for (const [rule, code] of [['skipped>0', 1], ['skipped>2', 0], ['skipped-share>=0.1', 1], ['skipped-share>0.5', 0]] as const) {
+      const f = runCli(['analyze', mixed, '--fail-on', rule])
+      expect([rule, f.status]).toEqual([rule, code])
+      if (code === 1) expect(f.stderr).toMatch(new RegExp(`--fail-on: ${rule.replace(/[.>=]/g, '\\$&')} \\(measured `))
+    }
+  })
+
+  it('a clean run says nothing of its input', () => {
+    const r = runCli(['analyze', logFile, '--json'])
+    expect(r.status).toBe(0)
+    expect(r.stderr).toBe('')
   })
 })

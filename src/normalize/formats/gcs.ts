@@ -13,7 +13,7 @@ import {isDigit, isMethodAt, reject, snippet} from '../text'
  *   "sc_bytes","time_taken_micros","cs_host","cs_referer","cs_user_agent","s_request_id",
  *   "cs_operation","cs_bucket","cs_object"
  *
- * The CSV is parsed by the reader (csv-parse); a row reaches parseGcsUsageRow as header name ->
+ * The CSV is parsed by the reader (csv-records); a row reaches parseGcsUsageRow as header name ->
  * cell. time is time_micros ("The time that the request was completed, in microseconds" since
  * the epoch), kept to the millisecond; path cs_uri without its query (for a path-style request
  * the path starts with the bucket: it is what the browser asked for); vhost cs_host; requestId

@@ -68,3 +68,15 @@ describe('flag values', () => {
     expect(() => parseSessionKey('cookie:')).toThrow(/--session-key/)
   })
 })
+
+describe('--fail-on skipped and skipped-share (issue 14, item 5)', () => {
+  const reportWith = (records: number, byReason: Record<string, number>) =>
+    ({input: {records, used: 0, first: null, last: null, sources: [], skipped: {total: 0, byReason, examples: []}}}) as unknown as AnalysisReport
+  it('counts every skip but header lines and duplicates', () => {
+    const r = reportWith(100, {'bad-time': 2, 'truncated-input': 1, 'header-line': 40, duplicate: 30})
+    expect(failedRules(r, parseFailOn('skipped>2')).map((x) => x.text)).toEqual(['skipped>2'])
+    expect(failedRules(r, parseFailOn('skipped>3'))).toEqual([])
+    expect(failedRules(r, parseFailOn('skipped-share>=0.03')).map((x) => x.text)).toEqual(['skipped-share>=0.03'])
+    expect(failedRules(reportWith(0, {}), parseFailOn('skipped-share>0'))).toEqual([])
+  })
+})
