@@ -52,7 +52,7 @@ export function planSlices(ranges: readonly TimeRange[], counts: BucketCounts | 
   for (const r of ranges) {
     if (r.to <= r.from) continue
     if (!counts) {
-      const n = Math.max(1, Math.ceil((r.to - r.from) / opts.maxSliceMs))
+      const n = Math.min(MAX_SLICES, Math.max(1, Math.ceil((r.to - r.from) / opts.maxSliceMs)))
       for (let i = 0; i < n; i++) out.push({from: cut(r, i, n), to: cut(r, i + 1, n)})
       continue
     }
@@ -60,6 +60,9 @@ export function planSlices(ranges: readonly TimeRange[], counts: BucketCounts | 
   }
   return out
 }
+
+/** Slices of a range cut by time: a range of years is cut into longer slices, not into millions. */
+const MAX_SLICES = 1024
 
 function cut(r: TimeRange, i: number, n: number): number {
   return i === n ? r.to : r.from + Math.floor(((r.to - r.from) * i) / n)
@@ -69,8 +72,10 @@ function slicesByCounts(r: TimeRange, {bucketMs, counts}: BucketCounts, target: 
   const out: Slice[] = []
   let start = r.from
   let acc = 0
+  // Only the buckets that hold events: a range of years costs what its counts hold, not its length.
   const first = Math.floor(r.from / bucketMs) * bucketMs
-  for (let b = first; b < r.to; b += bucketMs) {
+  const buckets = [...counts.keys()].filter((b) => b >= first && b < r.to && (b - first) % bucketMs === 0).sort((a, b) => a - b)
+  for (const b of buckets) {
     const from = Math.max(b, r.from)
     const to = Math.min(b + bucketMs, r.to)
     // A bucket partly inside the range counts in proportion (an estimate, used for cutting and ETA).

@@ -48,6 +48,20 @@ describe('planSlices', () => {
     ])
   })
 
+  it('costs what the counts hold, not the length of the range (issue 14: bounded by what is read)', () => {
+    // 1970 to 9999 in one-day buckets is 2.9 million buckets; two of them hold events.
+    const day = 86_400_000
+    let looks = 0
+    const held = new Map([[T - (T % day), 500], [T - (T % day) + day, 700]])
+    const c = {bucketMs: day, counts: new Proxy(held, {get: (m, k) => (k === 'get' ? (b: number) => (looks++, m.get(b)) : Reflect.get(m, k, m).bind?.(m) ?? Reflect.get(m, k, m))})}
+    const slices = planSlices([{from: 0, to: Date.parse('9999-12-31T00:00:00Z')}], c, {targetEvents: 1000, maxSliceMs: 3_600_000})
+    expect(slices.reduce((n, s) => n + (s.estimate ?? 0), 0)).toBe(1200)
+    expect(looks).toBeLessThanOrEqual(2)
+    const byTime = planSlices([{from: 0, to: Date.parse('9999-12-31T00:00:00Z')}], undefined, {targetEvents: 1000, maxSliceMs: 3_600_000})
+    expect(byTime.length).toBeLessThanOrEqual(1024)
+    expect(byTime.at(-1)?.to).toBe(Date.parse('9999-12-31T00:00:00Z'))
+  })
+
   it('counts a bucket partly in the range in proportion', () => {
     const c = counts([[0, 600]])
     expect(planSlices([{from: T + 30_000, to: T + MIN}], c, {targetEvents: 1000, maxSliceMs: 3_600_000})).toEqual([{from: T + 30_000, to: T + MIN, estimate: 300}])
