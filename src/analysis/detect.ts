@@ -1,5 +1,6 @@
 import type {AccessEvent, RecordLocation} from '../model/access-event'
 import type {FailureReason} from '../model/report'
+import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
 import {appOf, AppState} from './apps'
@@ -124,8 +125,15 @@ export class Detector {
   private learnSecond(q: readonly AccessEvent[]): void {
     const t = (q[this.learnHead] as AccessEvent).time
     let shells: {e: AccessEvent; app: AppState}[] | undefined
+    // Copies of one record (judgeBatch drops them) teach nothing: one of them is learned.
+    let ids: Set<string> | undefined
     for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
       if (!this.isShellPathResponse(x)) continue
+      const id = copyKey(x)
+      if (id !== undefined) {
+        if ((ids ??= new Set()).has(id)) continue
+        ids.add(id)
+      }
       const app = this.appFor(x)
       if (app) (shells ??= []).push({e: x, app})
     }
@@ -197,12 +205,14 @@ export class Detector {
    * keeps two generations of at most KEY_CACHE clients, so it stays bounded.
    */
   private sessionKeyOf(e: AccessEvent): string {
+    // Readers bound every field (normalize/fields.ts boundFields); events made some other way are
+    // bounded here alike, so a key is never longer than an address and an agent at their bound.
     const given = (e as KeyedAccessEvent).sessionKey
-    if (given !== undefined) return given
+    if (given !== undefined) return boundText(given, MAX_KEY_LENGTH)
     const session = e.session
-    if (session !== undefined) return session
-    const ip = e.clientIp
-    const ua = e.userAgent
+    if (session !== undefined) return boundText(session, MAX_KEY_LENGTH)
+    const ip = boundText(e.clientIp)
+    const ua = boundText(e.userAgent)
     const entry = this.keys.get(ip)
     if (entry !== undefined) {
       if (entry.ua === ua) return entry.key
@@ -232,8 +242,9 @@ export class Detector {
     return key
   }
 
-  /** A copy of a user agent kept for the whole run, one per distinct agent (there are few). */
-  private keep(userAgent: string): string {
+  /** A copy of a user agent kept for the whole run, one per distinct agent (there are few), bounded as in its session key. */
+  private keep(agent: string): string {
+    const userAgent = boundText(agent)
     let kept = this.keptAgents.get(userAgent)
     if (kept === undefined) this.keptAgents.set((kept = detach(userAgent)), kept)
     return kept
@@ -323,7 +334,7 @@ export class Detector {
     }
     app.sessions.touch(key, pl, time, this.options.lazyGapMs)
     if (pl.failures++ === 0) [pl.path, pl.session] = [detach(pl.path), detach(pl.session)]
-    if (!app.people.has(pl.session)) app.people.set(pl.session, {clientIp: detach(e.clientIp), userAgent: this.keep(e.userAgent)})
+    if (!app.people.has(pl.session)) app.people.set(pl.session, {clientIp: detach(boundText(e.clientIp)), userAgent: this.keep(e.userAgent)})
     if (pl.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
       pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: reason.serving, reason: reason.reason})
     }
@@ -341,7 +352,7 @@ export class Detector {
     app.pending.forgetBefore(e.time - this.options.horizonMs)
     app.pending.add({
       entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined},
-      bytes: e.bytes, clientIp: detach(e.clientIp), userAgent: this.keep(e.userAgent), detail: this.keepDetail ? this.detailOf(e) : undefined,
+      bytes: e.bytes, clientIp: detach(boundText(e.clientIp)), userAgent: this.keep(e.userAgent), detail: this.keepDetail ? this.detailOf(e) : undefined,
     })
   }
 
@@ -378,6 +389,9 @@ interface CachedKey {
   others?: Map<string, string>
 }
 
+/** The longest session key: an address and a user agent at their bound (MAX_FIELD_LENGTH each). */
+const MAX_KEY_LENGTH = 2 * MAX_FIELD_LENGTH + 1
+
 /** Clients whose session keys are cached, per generation. */
 const KEY_CACHE = 32_768
 
@@ -392,12 +406,13 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
 
 /**
  * What makes two events copies of one record, among events of one time: the Datadog event id, else
- * the request id the proxy logged with what the request was (a client may send its own
- * X-Request-Id again on another request: that one differs in path, status, bytes or address).
+ * the request id the proxy logged with what the request was and who answered it (a client may send
+ * its own X-Request-Id again on another request, or to another app: that one differs in path,
+ * status, bytes, address, app, host or pod).
  * Events with neither are never taken for copies: two identical requests in one second are real.
  */
 function copyKey(e: AccessEvent): string | undefined {
   if (e.id !== undefined) return e.id
   if (e.requestId === undefined) return undefined
-  return `${e.requestId}\u0000${e.path}\u0000${e.status}\u0000${e.bytes}\u0000${e.clientIp}`
+  return `${e.requestId}\u0000${e.path}\u0000${e.status}\u0000${e.bytes}\u0000${e.clientIp}\u0000${e.upstreamName ?? ''}\u0000${e.vhost ?? ''}\u0000${e.upstream ?? ''}`
 }

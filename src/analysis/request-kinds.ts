@@ -1,5 +1,7 @@
 import {isbot} from 'isbot'
 import type {AssetKind} from '../model/report'
+import {boundText} from '../util/bounded-text'
+import {detach} from '../util/detach'
 
 /** skewscan's own probe announces itself with this user agent (`skewscan-probe/<version>`). */
 export const PROBE_AGENT = 'skewscan-probe/'
@@ -14,13 +16,17 @@ export type AgentKind = 'crawler' | 'probe' | undefined
 export class AgentClassifier {
   private readonly cache = new Map<string, AgentKind>()
 
-  kind(userAgent: string): AgentKind {
+  kind(agent: string): AgentKind {
+    // An agent longer than any real one is judged by its start and end (boundText): the list's
+    // patterns are product tokens, and a regular expression over megabytes costs a second a time.
+    const userAgent = boundText(agent)
     const cached = this.cache.get(userAgent)
     if (cached !== undefined || this.cache.has(userAgent)) return cached
     const kind: AgentKind = userAgent.startsWith(PROBE_AGENT) ? 'probe' : userAgent !== '' && isbot(userAgent) ? 'crawler' : undefined
     // Bounded: a log of forged agents cannot grow it without end.
     if (this.cache.size >= 50_000) this.cache.clear()
-    this.cache.set(userAgent, kind)
+    // Its own copy: a key cut from a log line would keep the line alive as long as the cache.
+    this.cache.set(detach(userAgent), kind)
     return kind
   }
 }

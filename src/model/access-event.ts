@@ -6,7 +6,9 @@ export interface RecordLocation {
 
 /**
  * One HTTP request as logged, whatever the input format was.
- * Optional fields are absent (not empty strings) when the log did not carry them.
+ * Optional fields are absent (not empty strings) when the log did not carry them. Readers bound
+ * every text field to 2048 characters (a longer one keeps its start and end around a digest of the
+ * whole: normalize/fields.ts boundFields), so no field costs more than that wherever it is kept.
  */
 export interface AccessEvent {
   /** Epoch milliseconds, UTC. */

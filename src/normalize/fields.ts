@@ -1,4 +1,6 @@
 import type {AccessFields} from '../model/parse-outcome'
+import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
+import {detach} from '../util/detach'
 
 /** Event fields a user may map to a custom attribute with `--field NAME=PATH`. */
 export const MAPPABLE_FIELDS = ['session', 'userId', 'version', 'upstream', 'upstreamName', 'vhost', 'app', 'contentType', 'requestId', 'clientIp', 'userAgent', 'referer', 'service', 'host'] as const
@@ -142,7 +144,10 @@ export function readsTags(opts: NormalizeOptions): boolean {
   return planOf(opts).readsTags
 }
 
-/** Applies `--field` mappings and resolves the session key. Mutates and returns `event`. */
+/**
+ * Applies `--field` mappings, resolves the session key and bounds the event's text fields (see
+ * boundFields). Every reader's records pass through here. Mutates and returns `event`.
+ */
 export function applyMapping(event: AccessFields, bag: AttributeBag, opts: NormalizeOptions): AccessFields {
   for (const [name, f] of planOf(opts).fields) {
     const v = text(f(bag))
@@ -151,6 +156,51 @@ export function applyMapping(event: AccessFields, bag: AttributeBag, opts: Norma
   const session = resolveSession(event, bag, opts)
   if (session !== undefined) event.session = session
   else if ('session' in event) delete event.session
+  return boundFields(event)
+}
+
+const len = (s: string | undefined): number => (s === undefined ? 0 : s.length)
+
+/** Whether every text field is within the bound: property by property, as this runs for every record (a loop over names costs ten times as much). */
+function fits(e: AccessFields): boolean {
+  const M = MAX_FIELD_LENGTH
+  return e.path.length <= M && e.userAgent.length <= M && e.clientIp.length <= M && e.method.length <= M && len(e.referer) <= M && len(e.session) <= M &&
+    len(e.userId) <= M && len(e.requestId) <= M && len(e.upstream) <= M && len(e.upstreamName) <= M && len(e.vhost) <= M && len(e.app) <= M &&
+    len(e.version) <= M && len(e.contentType) <= M && len(e.service) <= M && len(e.host) <= M && len(e.id) <= M && (e.extra === undefined || e.extra.every((v) => v.length <= M))
+}
+
+/** The event's text fields: what boundFields looks at (all those fits reads). */
+const TEXT_FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'upstreamName', 'vhost', 'app', 'version', 'contentType', 'service', 'host', 'id'] as const
+
+/**
+ * Log fields are attacker-controlled, and any size: a field longer than MAX_FIELD_LENGTH is cut
+ * to that length around a digest of the whole (boundText), so a 5 MB user agent costs 2 KB in
+ * every place the analysis keeps it and two agents that differ anywhere are still two sessions.
+ * When a field was that long, so was the record: its other fields are then copied too, so none of
+ * them keeps the record's text alive while the event waits to be judged. Mutates and returns `event`.
+ */
+export function boundFields(event: AccessFields): AccessFields {
+  if (fits(event)) return event
+  let cut = false
+  for (const name of TEXT_FIELDS) {
+    const v = event[name]
+    if (v !== undefined && v.length > MAX_FIELD_LENGTH) {
+      event[name] = boundText(v)
+      cut = true
+    }
+  }
+  const extra = event.extra
+  if (extra !== undefined && extra.some((v) => v.length > MAX_FIELD_LENGTH)) {
+    event.extra = extra.map((v) => boundText(v))
+    cut = true
+  }
+  if (cut) {
+    for (const name of TEXT_FIELDS) {
+      const v = event[name]
+      if (v !== undefined && v.length <= MAX_FIELD_LENGTH) event[name] = detach(v)
+    }
+    if (event.extra) event.extra = event.extra.map(detach)
+  }
   return event
 }
 

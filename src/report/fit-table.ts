@@ -52,7 +52,10 @@ export function fitTable(columns: readonly Column[], width?: number): FittedTabl
   const total = (cs: readonly {width: number}[]): number => cs.reduce((n, c) => n + c.width, 0) + GAP * Math.max(0, cs.length - 1)
   let sized = columns.map((c) => {
     const cells = c.cells.map(String)
-    return {...c, cells, width: Math.max(visible(c.head), ...cells.map(visible))}
+    // A loop, not Math.max(...cells): a spread of many thousand arguments overflows the stack.
+    let width = visible(c.head)
+    for (const cell of cells) width = Math.max(width, visible(cell))
+    return {...c, cells, width}
   })
   const dropped: string[] = []
   if (width !== undefined && Number.isFinite(width)) {
@@ -66,13 +69,23 @@ export function fitTable(columns: readonly Column[], width?: number): FittedTabl
     }
     shrinkTo(sized, width, MIN_WIDTH, total)
   }
-  const t = new Table({
-    chars: BORDERLESS, style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
-    colWidths: sized.map((c) => c.width), colAligns: sized.map((c) => c.align ?? 'left'), wordWrap: false,
-  })
   const rows = sized[0]?.cells.length ?? 0
-  t.push(sized.map((c) => c.head), sized.map((c) => '─'.repeat(c.width)))
-  for (let i = 0; i < rows; i++) t.push(sized.map((c) => c.cells[i] ?? ''))
-  // cli-table3 pads the last column too: trailing spaces serve nobody.
-  return {text: t.toString().split('\n').map((l) => l.trimEnd()).join('\n'), dropped}
+  const lines: string[] = []
+  // cli-table3 lays a table out in time quadratic in its rows (it looks for row-spanning cells
+  // above every cell), so it gets a few rows at a time: the columns' widths are fixed, a row is
+  // drawn the same whatever rows surround it, and the time is then linear in the rows.
+  for (let from = -2; from < rows; from += ROWS_PER_DRAW) {
+    const t = new Table({
+      chars: BORDERLESS, style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+      colWidths: sized.map((c) => c.width), colAligns: sized.map((c) => c.align ?? 'left'), wordWrap: false,
+    })
+    if (from === -2) t.push(sized.map((c) => c.head), sized.map((c) => '─'.repeat(c.width)))
+    for (let i = Math.max(0, from); i < Math.min(rows, from + ROWS_PER_DRAW); i++) t.push(sized.map((c) => c.cells[i] ?? ''))
+    // cli-table3 pads the last column too: trailing spaces serve nobody.
+    for (const l of t.toString().split('\n')) lines.push(l.trimEnd())
+  }
+  return {text: lines.join('\n'), dropped}
 }
+
+/** Rows cli-table3 draws at a time (see fitTable). */
+const ROWS_PER_DRAW = 16

@@ -1,7 +1,8 @@
-import type {AnalysisReport, IncidentReport, ReportDetails} from '../model/report'
+import type {AnalysisReport, DeployReport, IncidentReport, ReportDetails} from '../model/report'
 import {appLabel, duration, headline, pct, shortTime} from './table'
 import {plural} from '../util/plural'
 import {type AxisPart, lengthWords, type TimeAxis, timeAxis} from './time-axis'
+import {idList, type Listed, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 
 export interface HtmlOptions {
   /** When the report was made (passed in: renderers do not read the clock). */
@@ -64,6 +65,47 @@ function rebucket(buckets: readonly Series['buckets'][number][], axis: TimeAxis,
   return {widths, bars: [...bars.values()]}
 }
 
+/** Apps charted at most (those with the most requests): each chart is a few hundred lines of SVG. */
+const MAX_TIMELINES = 20
+
+const byShells = (a: {shellRequests: number}, b: {shellRequests: number}): number => b.shellRequests - a.shellRequests
+
+/** A deploy window or incident on the chart: one, or several whose marks would overlap. */
+interface Mark<T> {
+  first: T
+  last: T
+  count: number
+  affectedUsers: number
+  x0: number
+  x1: number
+}
+
+/**
+ * The marks of deploy windows or incidents (in time order), at least `minWidth` pixels wide.
+ * Up to MAX_ROWS of them each get their own; of more, marks that would overlap or touch are
+ * drawn as one (its title says how many): the chart then has at most one mark per couple of
+ * pixels, however many deploys there were.
+ */
+function marks<T extends {start: string; end: string; affectedUsers: number}>(items: readonly T[], x: (ms: number) => number, minWidth: number): Mark<T>[] {
+  const out: Mark<T>[] = []
+  const merge = items.length > MAX_ROWS
+  for (const item of merge ? [...items].sort((a, b) => t(a.start) - t(b.start)) : items) {
+    const x0 = x(t(item.start))
+    const x1 = Math.max(x0 + minWidth, x(t(item.end)))
+    const prev = out.at(-1)
+    if (merge && prev && x0 <= prev.x1 + 1) {
+      prev.last = item
+      prev.count++
+      prev.affectedUsers += item.affectedUsers
+      prev.x1 = Math.max(prev.x1, x1)
+    } else out.push({first: item, last: item, count: 1, affectedUsers: item.affectedUsers, x0, x1})
+  }
+  return out
+}
+
+/** A line under a table that lists only some: how many more, and where they all are. */
+const more = <T>(l: Listed<T>, line: () => string): string => (l.more > 0 ? `<p class="muted more">${esc(line())}</p>` : '')
+
 /** The timeline of one service: traffic, failures, deploy windows shaded, incidents and builds marked. */
 function timelineSvg(r: AnalysisReport, series: Series, bucketSeconds: number, axis: TimeAxis): string {
   const x = axis.x
@@ -74,21 +116,23 @@ function timelineSvg(r: AnalysisReport, series: Series, bucketSeconds: number, a
     maxReq = Math.max(maxReq, b.requests)
     maxFail = Math.max(maxFail, b.failures)
   }
-  const deploys = r.deploys.filter((d) => d.app === series.app)
-  const incidents = r.incidents.filter((i) => i.app === series.app)
+  const deploys = marks(r.deploys.filter((d) => d.app === series.app), x, 2)
+  const incidents = marks(r.incidents.filter((i) => i.app === series.app), x, 3)
+  const builds = listed(r.builds.filter((b) => b.app === series.app), MAX_ROWS, byShells)
   const reqTop = 20
   const reqH = 100
   const failTop = 140
   const failH = 60
   const incTop = 212
   const buildTop = 236
-  const tickY = buildTop + r.builds.filter((b) => b.app === series.app).length * 14 + 24
+  const tickY = buildTop + (builds.shown.length + (builds.more > 0 ? 1 : 0)) * 14 + 24
   const H = tickY + 6 + (axis.dates.length > 0 ? 12 : 0)
   const parts: string[] = [`<svg class="timeline" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="timeline of ${esc(series.app ?? 'all traffic')}" xmlns="http://www.w3.org/2000/svg">`]
-  for (const d of deploys) {
-    const x0 = x(t(d.start))
-    parts.push(`<rect class="deploy-band" data-deploy="${esc(d.id)}" x="${x0.toFixed(1)}" y="${reqTop - 12}" width="${Math.max(2, x(t(d.end)) - x0).toFixed(1)}" height="${incTop - reqTop + 6}"><title>${esc(`${d.id}: ${shortTime(d.start)} → ${shortTime(d.end)} (${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'})`)}</title></rect>`,
-      `<text class="deploy-label" x="${(x0 + 2).toFixed(1)}" y="${reqTop - 2}">${esc(d.id)}</text>`)
+  for (const {first: d, last, count, x0, x1} of deploys) {
+    const title = count === 1 ? `${d.id}: ${shortTime(d.start)} → ${shortTime(d.end)} (${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'})` : `${count} deploys, ${d.id} to ${last.id}: ${shortTime(d.start)} → ${shortTime(last.end)}`
+    const id = count === 1 ? d.id : `${d.id}–${last.id}`
+    parts.push(`<rect class="deploy-band" data-deploy="${esc(id)}" x="${x0.toFixed(1)}" y="${reqTop - 12}" width="${(x1 - x0).toFixed(1)}" height="${incTop - reqTop + 6}"><title>${esc(title)}</title></rect>`,
+      `<text class="deploy-label" x="${(x0 + 2).toFixed(1)}" y="${reqTop - 2}">${esc(id)}</text>`)
   }
   for (const b of bars) {
     const p = axis.parts[b.part] as AxisPart
@@ -115,12 +159,17 @@ function timelineSvg(r: AnalysisReport, series: Series, bucketSeconds: number, a
     parts.push(`<g class="axis-break"><rect class="gap" x="${(g.x0 + 2).toFixed(1)}" y="${reqTop - 12}" width="${(g.x1 - g.x0 - 4).toFixed(1)}" height="${tickY - reqTop + 2}"/>` +
       `<path class="break-mark" d="${zig(reqTop + reqH)}${zig(failTop + failH)}"/><title>${esc(`${lengthWords(g.to - g.from)} without traffic: ${shortTime(iso(g.from))} → ${shortTime(iso(g.to))}`)}</title></g>`)
   }
-  for (const i of incidents) {
-    const x0 = x(t(i.start))
-    parts.push(`<rect class="incident-mark ${esc(i.cause)}" data-incident="${esc(i.id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${Math.max(3, x(t(i.end)) - x0).toFixed(1)}" height="10"><title>${esc(`${i.id} ${i.cause}: ${plural(i.affectedUsers, 'user')}, ${shortTime(i.start)} → ${shortTime(i.end)}`)}</title></rect>`,
-      `<text class="axis" x="${(x0 + 2).toFixed(1)}" y="${incTop + 20}">${esc(i.id)}</text>`)
+  for (const {first: i, last, count, x0, x1, affectedUsers} of incidents) {
+    const title = count === 1 ? `${i.id} ${i.cause}: ${plural(i.affectedUsers, 'user')}, ${shortTime(i.start)} → ${shortTime(i.end)}` : `${count} incidents, ${i.id} to ${last.id}: ${plural(affectedUsers, 'user')}, ${shortTime(i.start)} → ${shortTime(last.end)}`
+    const id = count === 1 ? i.id : `${i.id}–${last.id}`
+    parts.push(`<rect class="incident-mark ${esc(i.cause)}" data-incident="${esc(id)}" x="${x0.toFixed(1)}" y="${incTop}" width="${(x1 - x0).toFixed(1)}" height="10"><title>${esc(title)}</title></rect>`,
+      `<text class="axis" x="${(x0 + 2).toFixed(1)}" y="${incTop + 20}">${esc(id)}</text>`)
   }
-  r.builds.filter((b) => b.app === series.app).forEach((b, n) => {
+  if (builds.more > 0) {
+    const y = buildTop + 14 + builds.shown.length * 14
+    parts.push(`<text class="axis" x="4" y="${y + 4}">${esc(moreLine(builds.more, 'build', `with at most ${plural(builds.firstLeftOut?.shellRequests ?? 0, 'shell')} each`))}</text>`)
+  }
+  builds.shown.forEach((b, n) => {
     const y = buildTop + 14 + n * 14
     const x0 = x(t(b.firstSeen))
     parts.push(`<line class="build" x1="${x0.toFixed(1)}" x2="${Math.max(x0 + 2, x(t(b.lastServed))).toFixed(1)}" y1="${y}" y2="${y}"><title>${esc(`${b.id}: shell ${b.shellBytes} bytes, served ${shortTime(b.firstSeen)} → ${shortTime(b.lastServed)}`)}</title></line>`,
@@ -157,16 +206,16 @@ function table(head: string[], rows: (string | number)[][], cls = ''): string {
     rows.map((r) => `<tr>${r.map((c) => `<td>${typeof c === 'number' ? c : c}</td>`).join('')}</tr>`).join('') + '</tbody></table>'
 }
 
-function deployRows(r: AnalysisReport): (string | number)[][] {
+function deployRows(r: AnalysisReport, deploys: readonly DeployReport[]): (string | number)[][] {
   const apps = r.apps.length > 1
-  return r.deploys.map((d) => [esc(d.id), ...(apps ? [esc(appLabel(d.app))] : []), esc(d.sources.join('+')), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
+  return deploys.map((d) => [esc(d.id), ...(apps ? [esc(appLabel(d.app))] : []), esc(d.sources.join('+')), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
     esc(`${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`), esc(d.rolloutWindow ? duration(d.rolloutWindow.seconds) : '-'), d.affectedUsers,
-    `${d.byOutcome.crashed} / ${d.pageLoads}`, d.byCause['stale-client'], d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(d.incidentIds.join(' ') || '-')])
+    `${d.byOutcome.crashed} / ${d.pageLoads}`, d.byCause['stale-client'], d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(idList(d.incidentIds) || '-')])
 }
 
-function incidentRows(r: AnalysisReport): (string | number)[][] {
+function incidentRows(r: AnalysisReport, incidents: readonly IncidentReport[]): (string | number)[][] {
   const apps = r.apps.length > 1
-  return r.incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.cause)}">${esc(i.cause)}</span>`, esc(i.deployId ?? '-'),
+  return incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.cause)}">${esc(i.cause)}</span>`, esc(i.deployId ?? '-'),
     ...(apps ? [esc(appLabel(i.app))] : []), esc(`${shortTime(i.start)} → ${shortTime(i.end)}`), esc(duration(i.windowSeconds)), i.affectedUsers,
     `${i.byOutcome.crashed} / ${i.pageLoads}`, esc(pct(i.brokenShare)), i.byOutcome.lazyChunkFailed, i.byOutcome.unstyled, i.failedRequests,
     `${i.byDirection.oldPageNewPod} / ${i.byDirection.newPageOldPod} / ${i.byDirection.unknown}`,
@@ -189,19 +238,42 @@ function waterfall(pl: BrokenPageLoad): string {
   return `<table class="waterfall"><thead><tr><th>at</th><th>path</th><th>status</th><th>bytes</th><th>answered by</th><th>broke</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
-function incidentSessions(inc: IncidentReport, details: ReportDetails | undefined): string {
-  const pls = (details?.brokenPageLoads ?? []).filter((p) => p.incidentIds.includes(inc.id))
+/** Sessions shown per incident, and page loads per session: the rest are in --format ndjson or csv, every failed request. */
+const SESSIONS_PER_INCIDENT = 20
+const PAGE_LOADS_PER_SESSION = 10
+
+function incidentSessions(inc: IncidentReport, pls: readonly BrokenPageLoad[]): string {
   const sessions = new Map<string, BrokenPageLoad[]>()
-  for (const p of pls) sessions.set(p.session, [...(sessions.get(p.session) ?? []), p])
-  const items = [...sessions].map(([, list], n) => {
+  for (const p of pls) {
+    const list = sessions.get(p.session)
+    if (list) list.push(p)
+    else sessions.set(p.session, [p])
+  }
+  const shown = listed([...sessions.values()], SESSIONS_PER_INCIDENT)
+  const items = shown.shown.map((list, n) => {
     const first = list[0] as BrokenPageLoad
     const failed = list.reduce((n, p) => n + p.requests.filter((q) => q.reason).length, 0)
+    const loads = listed(list, PAGE_LOADS_PER_SESSION)
     // The first session is open, so the page shows a waterfall without a click.
     return `<details class="session"${n === 0 ? ' open' : ''}><summary><code>${esc(first.clientIp)}</code> ${esc(first.userAgent)} — ${list.length} affected page load${list.length === 1 ? '' : 's'}, ${failed} failed request${failed === 1 ? '' : 's'}</summary>` +
-      list.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}, ${esc(OUTCOME_WORDS[p.outcome])}</p>${waterfall(p)}`).join('') + '</details>'
+      loads.shown.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}, ${esc(OUTCOME_WORDS[p.outcome])}</p>${waterfall(p)}`).join('') +
+      more(loads, () => moreLine(loads.more, 'affected page load', 'of this session', '--format ndjson or csv')) + '</details>'
   })
   return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.cause)}">${esc(inc.cause)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${plural(inc.affectedUsers, 'user')}</h3>` +
-    (items.length > 0 ? items.join('\n') : '<p class="muted">Run with --format html to keep the page loads of affected sessions.</p>') + '</section>'
+    (items.length > 0 ? items.join('\n') + more(shown, () => moreLine(shown.more, 'session', 'in this incident', '--format ndjson or csv')) : '<p class="muted">Run with --format html to keep the page loads of affected sessions.</p>') + '</section>'
+}
+
+/** The broken page loads of each incident, found in one pass (not one pass per incident). */
+function pageLoadsByIncident(details: ReportDetails | undefined): Map<string, BrokenPageLoad[]> {
+  const out = new Map<string, BrokenPageLoad[]>()
+  for (const p of details?.brokenPageLoads ?? []) {
+    for (const id of p.incidentIds) {
+      const list = out.get(id)
+      if (list) list.push(p)
+      else out.set(id, [p])
+    }
+  }
+  return out
 }
 
 const OUTCOME_WORDS: Record<BrokenPageLoad['outcome'], string> = {crashed: 'crashed', lazyChunkFailed: 'a lazy chunk failed later', unstyled: 'unstyled', degraded: 'an image or font failed'}
@@ -244,10 +316,19 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
   const ok = r.totals.failedRequests === 0
   const details = r.details
   const axis = details && details.timeline.length > 0 ? reportAxis(r, details) : undefined
+  const requests = new Map((details?.timeline ?? []).map((s) => [s, s.buckets.reduce((n, b) => n + b.requests, 0)]))
+  const charts = listed(details?.timeline ?? [], MAX_TIMELINES, (a, b) => (requests.get(b) ?? 0) - (requests.get(a) ?? 0))
+  const chartsLeftOut = charts.more > 0 ? [more(charts, () => moreLine(charts.more, 'app', `with at most ${plural(requests.get(charts.firstLeftOut as Series) ?? 0, 'request')} each`))] : []
   const timelines = axis && details
-    ? [...details.timeline.map((s) => `<h3>${esc(s.app ?? 'all traffic')}</h3>${timelineSvg(r, s, details.bucketSeconds, axis)}`), axisNote(axis, details)].join('\n')
+    ? [...charts.shown.map((s) => `<h3>${esc(s.app ?? 'all traffic')}</h3>${timelineSvg(r, s, details.bucketSeconds, axis)}`), ...chartsLeftOut, axisNote(axis, details)].join('\n')
     : ''
   const i = r.input
+  const apps = r.apps.length > 1
+  const deploys = listed(r.deploys, MAX_ROWS, mostUsersFirst)
+  const incidents = listed(r.incidents, MAX_ROWS, mostUsersFirst)
+  const byIncident = pageLoadsByIncident(details)
+  const builds = listed(r.builds, MAX_ROWS, byShells)
+  const sources = listed(i.sources)
   const body = [
     '<h1>skewscan report</h1>',
     `<p class="muted">Generated ${esc(opts.generatedAt.toISOString())} by skewscan ${esc(opts.version)} · input ${esc(i.first ? shortTime(i.first) : '-')} → ${esc(i.last ? shortTime(i.last) : '-')} · ${plural(i.records, 'record')}, ${i.skipped.total} skipped</p>`,
@@ -256,14 +337,18 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     '<p class="muted">Grey: requests per interval. Red: failed asset requests. Blue bands: deploy windows. Marks below: incidents (red rollout, orange stale clients). Green lines: when each build\'s shell was served.</p>',
     timelines || '<p class="muted">No traffic.</p>',
     '<h2>Deploys</h2>',
-    r.deploys.length > 0 ? table(['Deploy', ...(r.apps.length > 1 ? ['App'] : []), 'Source', 'Window (UTC)', 'Length', 'Builds', 'Rollout race', 'Users', 'Crashed / page loads', 'Stale-tab failures', 'Forward', 'Backward', 'Incidents'], deployRows(r)) : '<p class="muted">No deploys seen.</p>',
+    r.deploys.length > 0 ? table(['Deploy', ...(apps ? ['App'] : []), 'Source', 'Window (UTC)', 'Length', 'Builds', 'Rollout race', 'Users', 'Crashed / page loads', 'Stale-tab failures', 'Forward', 'Backward', 'Incidents'], deployRows(r, deploys.shown)) +
+      more(deploys, () => moreLine(deploys.more, 'deploy', `with at most ${plural(deploys.firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`)) : '<p class="muted">No deploys seen.</p>',
     '<h2>Incidents</h2>',
-    r.incidents.length > 0 ? table(['Incident', 'Cause', 'Deploy', ...(r.apps.length > 1 ? ['App'] : []), 'Window (UTC)', 'Length', 'Users', 'Crashed / page loads', 'Share', 'Lazy chunk', 'Unstyled', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r)) : '<p class="muted">No incidents.</p>',
-    ...r.incidents.map((inc) => incidentSessions(inc, details)),
+    r.incidents.length > 0 ? table(['Incident', 'Cause', 'Deploy', ...(apps ? ['App'] : []), 'Window (UTC)', 'Length', 'Users', 'Crashed / page loads', 'Share', 'Lazy chunk', 'Unstyled', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r, incidents.shown)) +
+      more(incidents, () => moreLine(incidents.more, 'incident', `with at most ${plural(incidents.firstLeftOut?.affectedUsers ?? 0, 'user')} each`)) : '<p class="muted">No incidents.</p>',
+    // The sessions of the incidents listed (the others' failed requests are all in --format ndjson or csv).
+    ...incidents.shown.map((inc) => incidentSessions(inc, byIncident.get(inc.id) ?? [])),
     '<h2>Builds</h2>',
-    table(['Build', ...(r.apps.length > 1 ? ['App'] : []), 'Shell bytes', 'First seen', 'Last served', 'Shell requests', 'Version'], r.builds.map((b) => [esc(b.id), ...(r.apps.length > 1 ? [esc(appLabel(b.app))] : []), b.shellBytes, esc(shortTime(b.firstSeen)), esc(shortTime(b.lastServed)), b.shellRequests, esc(b.version ?? '-')])),
+    table(['Build', ...(apps ? ['App'] : []), 'Shell bytes', 'First seen', 'Last served', 'Shell requests', 'Version'], builds.shown.map((b) => [esc(b.id), ...(apps ? [esc(appLabel(b.app))] : []), b.shellBytes, esc(shortTime(b.firstSeen)), esc(shortTime(b.lastServed)), b.shellRequests, esc(b.version ?? '-')])) +
+      more(builds, () => moreLine(builds.more, 'build', `with at most ${plural(builds.firstLeftOut?.shellRequests ?? 0, 'shell')} each`)),
     '<h2>Input</h2>',
-    table(['Source', 'Format', 'Records', 'Skipped'], i.sources.map((s) => [esc(s.file), esc(s.format), s.records, s.skipped])),
+    table(['Source', 'Format', 'Records', 'Skipped'], sources.shown.map((s) => [esc(s.file), esc(s.format), s.records, s.skipped])) + more(sources, () => moreLine(sources.more, 'source')),
     Object.keys(i.skipped.byReason).length > 0
       ? table(['Skipped because', 'Records', 'First at'], Object.entries(i.skipped.byReason).map(([reason, n]) => [esc(reason), n,
         esc(i.skipped.examples.filter((e) => e.reason === reason).map((e) => `${e.file}:${e.line}`).join(', '))]))

@@ -1,10 +1,12 @@
 import type {AnalysisReport} from '../model/report'
+import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {appLabel, duration, headline, pct, plural, shortTime} from './table'
+import {TERMINAL_UNSAFE} from './sanitize'
 
 /** Log-derived text in a Markdown table cell: no pipes, no HTML, no links, no line breaks. */
 export function mdCell(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/([\\|`*_[\]<>#!])/g, '\\$1')
+  // Markdown is read in terminals and chat: no control character, C1 or bidirectional, reaches either.
+  return s.replace(TERMINAL_UNSAFE, ' ').replace(/([\\|`*_[\]<>#!])/g, '\\$1')
 }
 
 /** For tickets and chat: the one-sentence answer and the per-deploy table (plus incidents). */
@@ -14,19 +16,23 @@ export function renderMarkdown(r: AnalysisReport): string {
   if (r.deploys.length > 0) {
     out.push(`| Deploy |${apps ? ' App |' : ''} Window (UTC) | Builds | Rollout race | Users hit | Crashed page loads | Stale-tab failures | Incidents |`,
       `| --- |${apps ? ' --- |' : ''} --- | --- | --- | ---: | ---: | ---: | --- |`)
-    for (const d of r.deploys) {
+    const {shown, more, firstLeftOut} = listed(r.deploys, MAX_ROWS, mostUsersFirst)
+    for (const d of shown) {
       out.push(`| ${d.id} (${d.sources.join('+')}) |${apps ? ` ${mdCell(appLabel(d.app))} |` : ''} ${shortTime(d.start)} → ${shortTime(d.end)} (${duration(d.windowSeconds)}) | ${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'} | ` +
-        `${d.rolloutWindow ? duration(d.rolloutWindow.seconds) : '-'} | ${d.affectedUsers} | ${d.byOutcome.crashed} of ${d.pageLoads} | ${d.byCause['stale-client']} | ${d.incidentIds.join(', ') || '-'} |`)
+        `${d.rolloutWindow ? duration(d.rolloutWindow.seconds) : '-'} | ${d.affectedUsers} | ${d.byOutcome.crashed} of ${d.pageLoads} | ${d.byCause['stale-client']} | ${idList(d.incidentIds, ', ') || '-'} |`)
     }
+    if (more > 0) out.push('', `_${mdCell(moreLine(more, 'deploy', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`))}_`)
     out.push('')
   }
   if (r.incidents.length > 0) {
     out.push(`| Incident | Cause | Deploy |${apps ? ' App |' : ''} Window (UTC) | Users | Crashed (share of page loads) | Lazy chunk | Unstyled | Failed requests |`,
       `| --- | --- | --- |${apps ? ' --- |' : ''} --- | ---: | ---: | ---: | ---: | ---: |`)
-    for (const i of r.incidents) {
+    const {shown, more, firstLeftOut} = listed(r.incidents, MAX_ROWS, mostUsersFirst)
+    for (const i of shown) {
       out.push(`| ${i.id} | ${i.cause} | ${i.deployId ?? '-'} |${apps ? ` ${mdCell(appLabel(i.app))} |` : ''} ${shortTime(i.start)} → ${shortTime(i.end)} (${duration(i.windowSeconds)}) | ` +
         `${i.affectedUsers} | ${i.byOutcome.crashed} of ${i.pageLoads} (${pct(i.brokenShare)}) | ${i.byOutcome.lazyChunkFailed} | ${i.byOutcome.unstyled} | ${i.failedRequests} |`)
     }
+    if (more > 0) out.push('', `_${mdCell(moreLine(more, 'incident', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} each`))}_`)
     out.push('')
   }
   const i = r.input

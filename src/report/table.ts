@@ -1,5 +1,6 @@
 import type {AnalysisReport, DeployReport, IncidentReport} from '../model/report'
 import {type Column, fitTable} from './fit-table'
+import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {terminalSafe} from './sanitize'
 import {plural} from '../util/plural'
 
@@ -47,9 +48,9 @@ export function headline(r: AnalysisReport): string {
     const where = r.apps.length > 1 ? ` of ${appLabel(longest.app)}` : ''
     parts.push(`the longest rollout race lasted ${duration(longest.rolloutWindow.seconds)}, in deploy ${longest.id}${where} (${longest.fromBuild ?? '?'} → ${longest.toBuild ?? '?'}) from ${shortTime(longest.rolloutWindow.start)}`)
   }
-  const stale = r.incidents.filter((i) => i.cause === 'stale-client')
-  if (stale.length > 0) {
-    const users = new Set(r.affectedUsers.filter((u) => u.incidentIds.some((id) => stale.some((s) => s.id === id))).map((u) => u.session)).size
+  const stale = new Set(r.incidents.filter((i) => i.cause === 'stale-client').map((i) => i.id))
+  if (stale.size > 0) {
+    const users = new Set(r.affectedUsers.filter((u) => u.incidentIds.some((id) => stale.has(id))).map((u) => u.session)).size
     parts.push(`${plural(users, 'user')} on stale tabs failed after their build was retired`)
   }
   const unattributed = t.byCause.unattributed
@@ -85,9 +86,14 @@ function fitted(columns: Column[], width: number | undefined): string {
   return dropped.length > 0 ? `${text}\n(${dropped.join(', ')} left out to fit ${width} columns: --wide shows them)` : text
 }
 
+/** A table of at most MAX_ROWS rows, and a line saying how many more there are. */
+function capped(table: string, more: number, line: () => string, width: number | undefined): string {
+  return more > 0 ? `${table}\n${wrap(line(), width)}` : table
+}
+
 function deployTable(r: AnalysisReport, clock: Clock, width: number | undefined): string {
-  const d = r.deploys
-  return fitted([
+  const {shown: d, more, firstLeftOut} = listed(r.deploys, MAX_ROWS, mostUsersFirst)
+  return capped(fitted([
     {head: 'Deploy', cells: d.map((x) => x.id)},
     ...(r.apps.length > 1 ? [{head: 'App', cells: d.map((x) => terminalSafe(appLabel(x.app))), shrink: true}] : []),
     {head: 'From', cells: d.map((x) => x.sources.join('+')), drop: 1, shrink: true},
@@ -99,13 +105,13 @@ function deployTable(r: AnalysisReport, clock: Clock, width: number | undefined)
     {head: 'Crashed', cells: d.map((x) => `${x.byOutcome.crashed} of ${x.pageLoads}`), align: 'right'},
     {head: 'Stale', cells: d.map((x) => x.byCause['stale-client']), align: 'right', drop: 3},
     {head: 'Fwd/Bwd', cells: d.map((x) => `${x.byDirection.oldPageNewPod}/${x.byDirection.newPageOldPod}`), drop: 2},
-    {head: 'Incidents', cells: d.map((x) => x.incidentIds.join(' ') || '-'), drop: 4, shrink: true},
-  ], width)
+    {head: 'Incidents', cells: d.map((x) => idList(x.incidentIds) || '-'), drop: 4, shrink: true},
+  ], width), more, () => moreLine(more, 'deploy', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`), width)
 }
 
 function incidentTable(r: AnalysisReport, clock: Clock, width: number | undefined): string {
-  const inc: IncidentReport[] = r.incidents
-  return fitted([
+  const {shown: inc, more, firstLeftOut} = listed<IncidentReport>(r.incidents, MAX_ROWS, mostUsersFirst)
+  return capped(fitted([
     {head: 'Incident', cells: inc.map((i) => i.id)},
     {head: 'Cause', cells: inc.map((i) => i.cause)},
     {head: 'Deploy', cells: inc.map((i) => i.deployId ?? '-')},
@@ -118,7 +124,7 @@ function incidentTable(r: AnalysisReport, clock: Clock, width: number | undefine
     {head: 'Unstyled', cells: inc.map((i) => i.byOutcome.unstyled), align: 'right', drop: 2},
     {head: 'Failed', cells: inc.map((i) => i.failedRequests), align: 'right', drop: 4},
     {head: 'Fwd/Bwd', cells: inc.map((i) => `${i.byDirection.oldPageNewPod}/${i.byDirection.newPageOldPod}`), drop: 1},
-  ], width)
+  ], width), more, () => moreLine(more, 'incident', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} each`), width)
 }
 
 function sessionTable(r: AnalysisReport, top: number, clock: Clock, width: number | undefined): string {
@@ -131,14 +137,14 @@ function sessionTable(r: AnalysisReport, top: number, clock: Clock, width: numbe
     {head: 'First failure', cells: users.map((u) => clock.at(u.firstFailure))},
     {head: 'Failed', cells: users.map((u) => u.failedRequests), align: 'right'},
     {head: 'Crashed', cells: users.map((u) => `${u.brokenPageLoads} of ${u.affectedPageLoads}`), align: 'right'},
-    {head: 'Incidents', cells: users.map((u) => u.incidentIds.join(' ')), drop: 1},
+    {head: 'Incidents', cells: users.map((u) => idList(u.incidentIds)), drop: 1},
     {head: 'User agent', cells: users.map((u) => terminalSafe(u.userAgent)), shrink: true},
   ], width)
 }
 
 function buildTable(r: AnalysisReport, clock: Clock, width: number | undefined): string {
-  const b = r.builds
-  return fitted([
+  const {shown: b, more, firstLeftOut} = listed(r.builds, MAX_ROWS, (x, y) => y.shellRequests - x.shellRequests)
+  return capped(fitted([
     {head: 'Build', cells: b.map((x) => x.id)},
     ...(r.apps.length > 1 ? [{head: 'App', cells: b.map((x) => terminalSafe(appLabel(x.app))), shrink: true}] : []),
     {head: 'Shell bytes', cells: b.map((x) => x.shellBytes), align: 'right'},
@@ -146,7 +152,20 @@ function buildTable(r: AnalysisReport, clock: Clock, width: number | undefined):
     {head: 'Last served', cells: b.map((x) => clock.at(x.lastServed))},
     {head: 'Shells', cells: b.map((x) => x.shellRequests), align: 'right', drop: 1},
     {head: 'Version', cells: b.map((x) => terminalSafe(x.version ?? '-')), shrink: true, drop: 2},
-  ], width)
+  ], width), more, () => moreLine(more, 'build', `with at most ${plural(firstLeftOut?.shellRequests ?? 0, 'shell')} each`), width)
+}
+
+function appTable(r: AnalysisReport, width: number | undefined): string {
+  const {shown: apps, more, firstLeftOut} = listed(r.apps, MAX_ROWS, (a, b) => b.affectedUsers - a.affectedUsers || b.pageLoads - a.pageLoads)
+  return capped(fitted([
+    {head: 'App', cells: apps.map((a) => terminalSafe(appLabel(a.name))), shrink: true},
+    {head: 'Named by', cells: apps.map((a) => a.source), drop: 1},
+    {head: 'Page loads', cells: apps.map((a) => a.pageLoads), align: 'right'},
+    {head: 'Builds', cells: apps.map((a) => a.builds), align: 'right'},
+    {head: 'Deploys', cells: apps.map((a) => a.deploys), align: 'right'},
+    {head: 'Users hit', cells: apps.map((a) => a.affectedUsers), align: 'right'},
+    {head: 'Crashed', cells: apps.map((a) => a.brokenPageLoads), align: 'right'},
+  ], width), more, () => moreLine(more, 'app', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`), width)
 }
 
 /** Text wrapped at word boundaries to `width` columns (no wrap without a width). */
@@ -183,7 +202,9 @@ function inputLines(r: AnalysisReport): string[] {
   const i = r.input
   const out = [`Input: ${plural(i.records, 'record')} from ${plural(i.sources.length, 'source')}, ${i.used} used, ${i.skipped.total} skipped` +
     (i.first && i.last ? `; ${shortTime(i.first)} → ${shortTime(i.last)}` : '')]
-  for (const s of i.sources) out.push(`  ${terminalSafe(s.file)}: ${s.format}, ${plural(s.records, 'record')}, ${s.skipped} skipped`)
+  const sources = listed(i.sources)
+  for (const s of sources.shown) out.push(`  ${terminalSafe(s.file)}: ${s.format}, ${plural(s.records, 'record')}, ${s.skipped} skipped`)
+  if (sources.more > 0) out.push(`  ${moreLine(sources.more, 'source')}`)
   const reasons = Object.entries(i.skipped.byReason).sort((a, b) => b[1] - a[1])
   for (const [reason, n] of reasons) {
     const where = i.skipped.examples.filter((e) => e.reason === reason).map((e) => `${terminalSafe(e.file)}:${e.line}`).join(', ')
@@ -198,10 +219,14 @@ function inputLines(r: AnalysisReport): string[] {
   ].filter((x) => x !== '')
   if (parts.length > 0) out.push(`Not people, never counted as users: ${parts.join('; ')}.`)
   if (r.orphans.requests > 0) out.push(`Orphans: ${plural(r.orphans.requests, 'failed asset request')} of people with no page load behind them (older than the horizon), from ${plural(r.orphans.clients, 'client')}.`)
-  for (const a of r.apps.filter((x) => x.shellLengthVaries)) {
+  const varying = listed(r.apps.filter((x) => x.shellLengthVaries))
+  for (const a of varying.shown) {
     out.push(`App ${terminalSafe(appLabel(a.name))}: its shell's length varies per request (a dynamic homepage), so lengths tell no builds; failures come from 404s and HTML content types only.`)
   }
-  for (const u of r.unmatchedDeploys) out.push(`Deploy record at ${shortTime(u.start)} (${u.sources.join('+')}${u.service ? `, ${terminalSafe(u.service)}` : ''}) matched no app: ${terminalSafe(u.reason)}.`)
+  if (varying.more > 0) out.push(moreLine(varying.more, 'app', 'whose shell\'s length varies'))
+  const unmatched = listed(r.unmatchedDeploys)
+  for (const u of unmatched.shown) out.push(`Deploy record at ${shortTime(u.start)} (${u.sources.join('+')}${u.service ? `, ${terminalSafe(u.service)}` : ''}) matched no app: ${terminalSafe(u.reason)}.`)
+  if (unmatched.more > 0) out.push(moreLine(unmatched.more, 'deploy record', 'that matched no app'))
   return out
 }
 
@@ -210,17 +235,7 @@ export function renderTable(r: AnalysisReport, opts: TableOptions): string {
   const w = opts.width
   const clock = clockOf(r)
   const parts = [wrap(terminalSafe(headline(r)), w), '']
-  if (r.apps.length > 1) {
-    parts.push('Apps', fitted([
-      {head: 'App', cells: r.apps.map((a) => terminalSafe(appLabel(a.name))), shrink: true},
-      {head: 'Named by', cells: r.apps.map((a) => a.source), drop: 1},
-      {head: 'Page loads', cells: r.apps.map((a) => a.pageLoads), align: 'right'},
-      {head: 'Builds', cells: r.apps.map((a) => a.builds), align: 'right'},
-      {head: 'Deploys', cells: r.apps.map((a) => a.deploys), align: 'right'},
-      {head: 'Users hit', cells: r.apps.map((a) => a.affectedUsers), align: 'right'},
-      {head: 'Crashed', cells: r.apps.map((a) => a.brokenPageLoads), align: 'right'},
-    ], w), '')
-  }
+  if (r.apps.length > 1) parts.push('Apps', appTable(r, w), '')
   if (r.deploys.length > 0) parts.push(`Deploys${clock.title}`, deployTable(r, clock, w), '')
   if (r.incidents.length > 0) parts.push(`Incidents${clock.title}`, incidentTable(r, clock, w), '')
   const l = legend(r)
