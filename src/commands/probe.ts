@@ -4,7 +4,7 @@ import {BaseCommand} from '../cli/base-command'
 import {EXIT} from '../cli/exit-codes'
 import {interruptSignal} from '../probe/interrupt'
 import {DEFAULT_DURATION_MS, DEFAULT_GIVE_UP_AFTER, MIN_INTERVAL_MS, probeSettings} from '../probe/options'
-import {barrageJson, renderBarrage, renderProbeSummary} from '../probe/render'
+import {barrageJson, renderBarrage, renderProbeSummary, summaryJson} from '../probe/render'
 import type {ProbeSummary} from '../probe/types'
 import {terminalSafe} from '../report/sanitize'
 
@@ -56,7 +56,7 @@ Exit codes: 0 ran; 1 a barrage failed and --fail-on failure given; 2 usage error
         else this.print(renderBarrage(b, info))
       },
     }).finally(interrupt.dispose)
-    if (flags.ndjson) this.print(`${JSON.stringify({type: 'summary', ...summary})}\n`)
+    if (flags.ndjson) this.print(summaryJson(summary))
     else this.print(renderProbeSummary(summary))
     if (summary.stoppedBy === 'unreachable') {
       this.notice(`Gave up: the page did not answer ${settings.giveUpAfter} barrages in a row (last: ${terminalSafe(last.pageError ?? 'no answer')}): check the URL and that the site is up (--give-up-after sets how many, 0 never gives up).`)

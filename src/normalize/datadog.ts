@@ -209,7 +209,8 @@ function tagValue(tags: readonly string[], name: string): string | undefined {
   return t === undefined ? undefined : t.slice(prefix.length)
 }
 
+/** A field's value for a rejection's detail. An array or object is named, not written: it may nest as deep as the record (JSON.stringify overflows the stack at a few thousand levels). */
 function describe(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)
+  const s = typeof v === 'string' ? v : v !== null && typeof v === 'object' ? (Array.isArray(v) ? 'an array' : 'an object') : String(v)
   return s.length > 60 ? `${s.slice(0, 57)}...` : s
 }

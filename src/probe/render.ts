@@ -1,4 +1,4 @@
-import {terminalSafe} from '../report/sanitize'
+import {inertJson, terminalSafe} from '../report/sanitize'
 import type {BarrageResult, ProbeSummary} from './types'
 import {plural} from '../util/plural'
 
@@ -68,5 +68,11 @@ export function renderProbeSummary(s: ProbeSummary): string {
 /** One `--ndjson` line for a barrage: times as ISO-8601 UTC. */
 export function barrageJson(b: BarrageResult, info: {newBuild: boolean; changed: boolean}): string {
   const {startedAt, endedAt, ...rest} = b
-  return `${JSON.stringify({type: 'barrage', startedAt: new Date(startedAt).toISOString(), endedAt: new Date(endedAt).toISOString(), ...rest, newBuild: info.newBuild})}\n`
+  // A server's headers and bodies are its own: the line does nothing to a terminal.
+  return `${inertJson(JSON.stringify({type: 'barrage', startedAt: new Date(startedAt).toISOString(), endedAt: new Date(endedAt).toISOString(), ...rest, newBuild: info.newBuild}))}\n`
+}
+
+/** The summary as the last NDJSON line, inert on a terminal as each barrage's is. */
+export function summaryJson(summary: ProbeSummary): string {
+  return `${inertJson(JSON.stringify({type: 'summary', ...summary}))}\n`
 }

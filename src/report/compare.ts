@@ -2,6 +2,7 @@ import type {CompareReport} from '../model/compare'
 import {fitTable} from './fit-table'
 import {esc, htmlPage} from './html'
 import {mdCell} from './markdown'
+import {terminalSafe} from './sanitize'
 import {duration, shortTime, wrap} from './table'
 
 const pct = (x: number): string => `${Math.round(x * 1000) / 10}%`
@@ -48,7 +49,10 @@ export function renderCompareTable(r: CompareReport, width?: number): string {
     return t.dropped.length > 0 ? `${t.text}\n(${t.dropped.join(', ')} left out to fit ${width} columns: --wide shows them)` : t.text
   }
   const split = r.split.kind === 'fix-date' ? `Split at ${shortTime(r.split.fixDate)}.` : 'Split by labelled input sets.'
-  return [wrap(r.comparison?.verdict ?? expectation(r), width), '', split, 'Per deploy', fit(DEPLOY_HEAD, deploys), '', 'Per group', fit(GROUP_HEAD, groups), '', wrap(expectation(r), width), ''].join('\n')
+  // Group names are the user's own (--set NAME), but a terminal gets them made safe all the same.
+  const safe = (rows: (string | number)[][]): (string | number)[][] => rows.map((row) => row.map((c) => (typeof c === 'string' ? terminalSafe(c) : c)))
+  return [wrap(terminalSafe(r.comparison?.verdict ?? expectation(r)), width), '', split, 'Per deploy', fit(DEPLOY_HEAD, safe(deploys)), '', 'Per group', fit(GROUP_HEAD, safe(groups)), '',
+    wrap(terminalSafe(expectation(r)), width), ''].join('\n')
 }
 
 export function renderCompareMarkdown(r: CompareReport): string {

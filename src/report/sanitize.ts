@@ -1,16 +1,21 @@
-/** Log text is attacker-controlled: control characters (ANSI escapes, CR, BEL, ...) never reach a terminal. */
+/**
+ * Log text is attacker-controlled: control characters (ANSI escapes, CR, BEL, ...) never reach a
+ * terminal, nor do Unicode's bidirectional controls (embeddings, overrides and isolates, and the
+ * ALM, LRM and RLM marks, which reorder the text around them too).
+ */
+// eslint-disable-next-line no-control-regex
+export const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
 export function terminalSafe(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return s.replace(TERMINAL_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /**
  * JSON bound for a terminal: JSON.stringify escapes C0 controls but leaves C1 controls (U+009B is
- * a CSI), bidirectional overrides and line separators raw; written as `\uXXXX` escapes, the JSON
+ * a CSI), bidirectional controls and line separators raw; written as `\uXXXX` escapes, the JSON
  * means the same and does nothing to a terminal.
  */
-// eslint-disable-next-line no-control-regex
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 export function inertJson(text: string): string {
   return text.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)

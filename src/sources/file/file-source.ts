@@ -16,6 +16,7 @@ import {openInput} from './open'
 import {readHead} from './head'
 import {CsvRecords, type Verdict} from './csv-records'
 import {StringDecoder} from 'node:string_decoder'
+import {isObject} from '../../normalize/text'
 import {criRecord, isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf, unfinishedParts} from './records'
 import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
@@ -260,26 +261,45 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   const json = first.startsWith('{') || first.startsWith('[')
   if (json && parses(first)) return 'lines'
   if (!json && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'
-  // Lines that start a JSON object at the margin: whole records (NDJSON after a cut-off first
-  // line) or pieces of a document written one item per line (`{...},`).
-  // Lines that are one object each but do not parse (`{...}` cut or garbled) are broken NDJSON lines,
-  // each to be counted, not pieces of a document.
+  // The first line is no record (cut, garbled, or the start of a document). The lines after it
+  // decide: text records (even after a first line that opens with `[`, as Envoy's do), or, for JSON,
+  // whichever reading finds more records in the head: line by line (NDJSON whose first lines were cut)
+  // or as documents (pretty-printed, or one item per line). Lines that are one object each but do not
+  // parse are broken NDJSON lines, each to be counted, not pieces of a document.
   let whole = 0
   let broken = 0
-  let pieces = 0
   for (const [i, l] of nonEmpty.entries()) {
+    if (i === 0) continue
     const t = l.text.replace(/^\uFEFF/, '')
     if (t.startsWith('{')) {
-      if (i > 0 && parsesAsRecords(t)) whole++
+      if (parsesAsRecords(t)) whole++
       else if (t.trimEnd().endsWith('}') && t.trimEnd().length > 1) broken++
-      else pieces++
-    } else if (i > 0 && !json && !isBinary(t) && looksLikeRecordLine(t.trim())) {
+    } else if ((!json || first.startsWith('[')) && !isBinary(t) && looksLikeRecordLine(t.trim())) {
       return 'lines'
     }
   }
-  if (whole > 0 && whole >= pieces) return 'lines'
-  if (broken > 0 && whole + broken > pieces) return 'lines'
-  return json ? 'json-documents' : undefined
+  if (!json) return whole > 0 ? 'lines' : undefined
+  // Whole records on lines of their own are NDJSON, unless the head read as documents holds more
+  // and reads cleanly (a pretty-printed array whose last item sits alone at the margin).
+  const documents = asDocuments(nonEmpty)
+  if (whole > 0 && (whole >= documents.records || documents.garbage)) return 'lines'
+  if (documents.records > 0) return 'json-documents'
+  return broken > 0 ? 'lines' : 'json-documents'
+}
+
+/** The head read as JSON documents: the records it holds (its last one may be cut), and whether text fell outside any. */
+function asDocuments(head: readonly Line[]): {records: number; garbage: boolean} {
+  let records = 0
+  let garbage = false
+  const splitter = new JsonItemSplitter((item) => {
+    const value = parseJson(item.text)
+    // Objects only: a head read out of step (a line cut inside a string) yields stray scalars.
+    if (value !== NOT_JSON) records += recordsOf(value).filter(isObject).length
+  }, (p) => {
+    if (p.kind === 'garbage') garbage = true
+  })
+  for (const l of head) splitter.write(`${l.text}\n`)
+  return {records, garbage}
 }
 
 /** A text line in one of the access-log formats, bare or in a container wrapper (CRI, kubectl --timestamps). */

@@ -1,4 +1,5 @@
 import type {ParseOutcome} from '../../model/parse-outcome'
+import {snippet} from '../../normalize/text'
 import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
@@ -55,8 +56,13 @@ function oneObject(value: unknown, opts: NormalizeOptions): ParseOutcome {
   if (dd) return normalizeDatadog(dd, opts)
   const out = parseJsonRecord(value) ?? (nginxKeys(value) >= 2 ? parseNginxJson(value) : undefined)
   if (out) return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
-  return {ok: false, reason: 'unknown-format', detail: `a JSON object with keys ${Object.keys(value).slice(0, 5).join(', ')}`}
+  // Keys are log content: each shown as a short, printable snippet.
+  const keys = `a JSON object with keys ${Object.keys(value).slice(0, 5).map((k) => snippet(k)).join(', ')}`
+  return {ok: false, reason: 'unknown-format', detail: keys.length > MAX_DETAIL ? `${keys.slice(0, MAX_DETAIL - 1)}…` : keys}
 }
+
+/** The longest rejection detail kept. */
+const MAX_DETAIL = 120
 
 const NGINX_KEYS = ['remote_addr', 'request', 'request_uri', 'uri', 'request_method', 'status', 'body_bytes_sent', 'bytes_sent',
   'time_iso8601', 'time_local', 'msec', 'http_user_agent', 'http_referer', 'upstream_addr', 'request_id']

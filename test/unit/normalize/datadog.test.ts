@@ -30,3 +30,20 @@ describe('normalizeDatadog: which app and pod answered', () => {
     expect(e).toMatchObject({upstreamName: 'default-webapp-80', upstream: '127.30.0.10:46289', vhost: 'webapp.lab.test', host: 'ingress-nginx-controller-6c8d5f7b9d-qx4tz'})
   })
 })
+
+describe('normalizeDatadog: a malformed log is rejected, never thrown', () => {
+  it('rejects a time, status or byte count nested thousands of levels deep, naming its kind (a property test found the stack overflow)', () => {
+    const deep = JSON.parse(`${'['.repeat(6000)}${']'.repeat(6000)}`) as unknown
+    const http = {url: '/a.js', status_code: 200}
+    const cases: [Record<string, unknown>, string][] = [
+      [{timestamp: deep, message: 'x', attributes: {http}}, 'bad-time'],
+      [{timestamp: '2026-11-30T07:18:26Z', message: 'x', attributes: {http: {...http, status_code: deep}}}, 'bad-status'],
+      [{timestamp: '2026-11-30T07:18:26Z', message: 'x', attributes: {http, network: {bytes_written: deep}}}, 'bad-bytes'],
+    ]
+    for (const [item, reason] of cases) {
+      const log = unwrapDatadog(item)
+      if (!log) throw new Error('not a Datadog log')
+      expect(normalizeDatadog(log, DEFAULT_NORMALIZE)).toEqual({ok: false, reason, detail: 'an array'})
+    }
+  })
+})

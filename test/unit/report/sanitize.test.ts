@@ -41,3 +41,14 @@ describe('messages', () => {
     expect(terminalSafe('a\nb')).toBe('a\\u000ab')
   })
 })
+
+describe('bidirectional marks', () => {
+  it('ALM, LRM and RLM (the rest of Unicode\'s Bidi_Control) are escaped like the overrides (a property test found them raw)', () => {
+    const text = 'access.log\u200f:12 \u200e\u061c'
+    const bidi = /\p{Bidi_Control}/u
+    expect(terminalSafe(text)).toBe('access.log\\u200f:12 \\u200e\\u061c')
+    expect(inertJson(JSON.stringify(text))).not.toMatch(bidi)
+    expect(JSON.parse(inertJson(JSON.stringify(text)))).toBe(text)
+    expect(csvCell(text)).not.toMatch(bidi)
+  })
+})
