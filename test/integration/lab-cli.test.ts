@@ -60,7 +60,7 @@ describe('skewscan lab, run as a user would', () => {
     expect(busy.stderr()).toMatch(/--port \d+: cannot listen on 127\.0\.0\.1 \(EADDRINUSE\)/)
     expect((await mixed.exited).code).toBe(2)
     expect(mixed.stderr()).toMatch(/cannot also be provided when using --strategy/)
-  }, 30_000)
+  }, 120_000)
 
   it('Ctrl-C: every port it opened is closed, the log is complete, the summary printed, exit 0', async () => {
     const log = join(dir, 'interrupted.ndjson')
@@ -76,5 +76,5 @@ describe('skewscan lab, run as a user would', () => {
     for (const p of ports) expect(await listening(p)).toBe(false)
     expect(existsSync(log)).toBe(true)
     for (const line of readFileSync(log, 'utf8').trim().split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow()
-  }, 30_000)
+  }, 120_000)
 })

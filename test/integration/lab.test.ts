@@ -127,7 +127,7 @@ describe('lab + probe + analyze on loopback', () => {
     const deploys = JSON.parse(readFileSync(join(dir, 'rr-deploys.json'), 'utf8')) as unknown[]
     expect(deploys).toEqual([{start: deploy?.start, end: deploy?.end, service: 'web', version: deploy?.to, from: deploy?.from}])
     await expectOneStory('rr', roundRobin)
-  }, 30_000)
+  }, 120_000)
 
   it('cookie affinity with a sticky probe: failures only at the moments pods die, far fewer than round-robin, and analyze agrees', async () => {
     // A little latency widens the race at a pod's death: its last shell is on the wire while it leaves the balancer.
@@ -144,5 +144,5 @@ describe('lab + probe + analyze on loopback', () => {
     for (const f of lab.failures) expect(deaths.some((t) => ms(f.time) >= t && ms(f.time) <= t + 3000)).toBe(true)
     expect(lab.browsers.perThousand).toBeLessThan(roundRobin.lab.browsers.perThousand)
     await expectOneStory('sticky', run)
-  }, 30_000)
+  }, 120_000)
 })
