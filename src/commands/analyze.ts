@@ -14,6 +14,7 @@ import {outputSettings, tableWidth} from '../config/output-options'
 import {ConfigError} from '../config/parse'
 import type {AnalysisReport, FailureRecord} from '../model/report'
 import {NEEDS_FAILURES} from '../report/format-names'
+import type {PullPlanView} from '../report/pull-plan'
 
 export default class Analyze extends BaseCommand {
   static override summary = 'Find stale-bundle failures (assets answered with the app shell) in access logs, per app, deploy and cause'
@@ -42,9 +43,10 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     failures: Flags.string({description: 'write every failed request of a person to this file as NDJSON (app, cause, deploy, incident, reason, page load, request id)'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
     workers: Flags.integer({hidden: true, min: 0, description: 'worker threads reading large plain files (default: cores - 1); 0 reads everything on the main thread'}),
+    plan: Flags.boolean({description: 'with --from/--since: say what the pull will cost (events in the range, events and requests it takes, time at the rate limit) and stop; a live run on a terminal says it first', helpGroup: 'DATADOG'}),
   }
 
-  async run(): Promise<AnalysisReport> {
+  async run(): Promise<AnalysisReport | PullPlanView> {
     const {argv, flags} = await this.parse(Analyze)
     const settings = analyzeSettings(flags)
     const {plan, failOn} = outputSettings(flags)
@@ -55,6 +57,18 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const live = wantsDatadog(flags) ? await (require('../sources/datadog/live-source') as typeof import('../sources/datadog/live-source'))
       .openDatadogLogs(liveRequest(flags, process.env, Date.now(), settings), pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
+    if (flags.plan && !live) throw new ConfigError('--plan says what a Datadog pull will cost: give --from or --since')
+    if (live && (flags.plan || process.stderr.isTTY === true)) {
+      const {query, from, to} = live.summary()
+      const view: PullPlanView = {query, from, to, estimate: await live.estimate()}
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const {renderPullPlan} = require('../report/pull-plan') as typeof import('../report/pull-plan')
+      if (flags.plan) {
+        this.print(renderPullPlan(view))
+        return view
+      }
+      this.notice(renderPullPlan(view).trimEnd())
+    }
     const failures: FailureRecord[] = []
     const reading = readHooks((m) => this.notice(m), process.stderr.isTTY === true && !live)
     const report = await analyze({

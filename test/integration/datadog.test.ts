@@ -260,11 +260,13 @@ describe('requests as Datadog expects them on the wire', () => {
     const firstPages = searches.filter((r) => r.body.page.cursor === undefined)
     expect(firstPages.length).toBe(live.report.input.datadog?.slices)
     const aggregates = server.requestsTo('logs-aggregate')
-    // Count, shell lengths, candidate buckets, each pod's requests per bucket.
-    expect(aggregates.map((r) => Object.keys(r.body).sort())).toEqual([['compute', 'filter'], ['compute', 'filter', 'group_by'], ['compute', 'filter'], ['compute', 'filter', 'group_by']])
+    // Count, shell lengths, candidate buckets, the page and asset streams' own counts (to cut and
+    // estimate their slices), each pod's requests per bucket.
+    expect(aggregates.map((r) => Object.keys(r.body).sort())).toEqual([['compute', 'filter'], ['compute', 'filter', 'group_by'], ['compute', 'filter'], ['compute', 'filter'], ['compute', 'filter'], ['compute', 'filter', 'group_by']])
     expect(aggregates[1]?.body.group_by).toEqual([{facet: '@network.bytes_written', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
-    expect(aggregates[3]?.body.group_by).toEqual([{facet: '@network.destination.ip', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
-    expect(aggregates[3]?.body.compute).toEqual([{aggregation: 'count', type: 'timeseries', interval: '1m'}])
+    expect([aggregates[3]?.body.filter.query, aggregates[4]?.body.filter.query]).toEqual([live.plan.streams[0]?.query, live.plan.streams[1]?.query])
+    expect(aggregates[5]?.body.group_by).toEqual([{facet: '@network.destination.ip', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
+    expect(aggregates[5]?.body.compute).toEqual([{aggregation: 'count', type: 'timeseries', interval: '1m'}])
     expect(aggregates[0]?.body.filter.storage_tier).toBe('flex')
     for (const r of server.requests) {
       expect(r.headers['dd-api-key']).toBe(API_KEY)

@@ -15,6 +15,7 @@ import {SourceError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {pullDeployEvents} from './deploy-events'
 import {DatadogPull, type PullHooks, type PullSpec, type PullTuning} from './pull'
+import type {PullEstimate} from './estimate'
 
 export const DATADOG_SOURCE_NAME = 'datadog'
 
@@ -66,6 +67,8 @@ export interface LiveLogs {
   /** From `--deploy-query`; empty without it. */
   deploys: DeclaredDeploy[]
   summary: () => DatadogInputSummary
+  /** What the planned pull will cost (one search request when the search limit is not known yet). */
+  estimate: () => Promise<PullEstimate>
 }
 
 /**
@@ -81,5 +84,5 @@ export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): 
     pull.deployEvents = {api: r.api, events: r.events, deploys: r.deploys.length, ...(r.fallbackReason ? {fallbackReason: r.fallbackReason} : {})}
   }
   await pull.plan()
-  return {source: new DatadogLogSource(pull, req.normalize), deploys, summary: () => pull.summary()}
+  return {source: new DatadogLogSource(pull, req.normalize), deploys, summary: () => pull.summary(), estimate: () => pull.estimate()}
 }

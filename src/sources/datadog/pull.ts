@@ -15,6 +15,7 @@ import {type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
 import type {RetryPolicy} from './retry'
 import {plural} from '../../util/plural'
+import {estimatePull, type PullEstimate} from './estimate'
 
 export type PullMode = 'windows' | 'narrowed' | 'all'
 
@@ -91,6 +92,25 @@ export class DatadogPull {
 
   use(plan: PullPlan): void {
     this.planned = plan
+  }
+
+  /**
+   * What the planned pull will cost. The search limit is known only from a search's answer: when
+   * none was made yet, one search of a single event asks for it.
+   */
+  async estimate(): Promise<PullEstimate> {
+    const plan = await this.plan()
+    if (this.client.rate.budget('logs-search') === undefined) {
+      const {query, range, scope} = this.spec
+      await this.client.call('logs-search', (apis) => apis.logs.listLogs({body: {
+        filter: {
+          query, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(),
+          ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}), ...(scope.storageTier ? {storageTier: scope.storageTier} : {}),
+        },
+        page: {limit: 1}, sort: 'timestamp',
+      }}))
+    }
+    return estimatePull(plan, this.client.stats.requests, this.client.rate.budget('logs-search'))
   }
 
   /** The planned events in time order, each once; from a resume point when given. */
@@ -181,12 +201,18 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
   } catch (error: unknown) {
     heldReason = `the aggregate count failed: ${reasonOf(error)}`
   }
-  const slices = (ranges: TimeRange[]): Slice[] => planSlices(ranges, counts, {targetEvents: tuning.sliceEvents, maxSliceMs: tuning.maxSliceMs})
-  const wholeRange = (aggregate: PullPlan['aggregate'], name: 'narrowed' | 'all', query: string, reason?: string, shellLengths: number[] = []): PullPlan => ({
-    held, aggregate, ...(reason ? {reason} : {}), shellLengths, windows: whole, streams: [{name, query, slices: slices(whole)}],
+  // Each stream is cut by the counts of its own query, so each slice's estimate is what it holds
+  // (what the plan says it will pull), not the user's query's; by those when a count fails.
+  const slices = async (query: string, ranges: TimeRange[]): Promise<Slice[]> => {
+    let own = query === q.all() ? counts : undefined
+    if (own === undefined && counts !== undefined) own = await countEvents(client, spec.scope, query, spec.range, bucket).then((c) => c.counts, (error: unknown) => (reasonOf(error), counts))
+    return planSlices(ranges, own, {targetEvents: tuning.sliceEvents, maxSliceMs: tuning.maxSliceMs})
+  }
+  const wholeRange = async (aggregate: PullPlan['aggregate'], name: 'narrowed' | 'all', query: string, reason?: string, shellLengths: number[] = []): Promise<PullPlan> => ({
+    held, aggregate, ...(reason ? {reason} : {}), shellLengths, windows: whole, streams: [{name, query, slices: await slices(query, whole)}],
   })
   if (spec.mode === 'all') return wholeRange('not-asked', 'all', q.all(), heldReason)
-  const fallBack = (reason: string): PullPlan => {
+  const fallBack = (reason: string): Promise<PullPlan> => {
     hooks.onNotice?.(`Datadog aggregate narrowing unavailable (${reason}): pulling every GET page and asset request of the range instead`)
     return wholeRange('fell-back', 'narrowed', q.narrowed(), reason)
   }
@@ -197,14 +223,14 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     const lengths = lengthValues(shells.lengths, spec.narrowing.lengthTolerance)
     if (lengths === undefined) return fallBack(`${shells.lengths.length} shell lengths with --length-tolerance ${spec.narrowing.lengthTolerance} are too many to list in a query`)
     if (spec.mode === 'narrowed') {
-      const plan = wholeRange('used', 'narrowed', q.narrowed(lengths), undefined, shells.lengths)
+      const plan = await wholeRange('used', 'narrowed', q.narrowed(lengths), undefined, shells.lengths)
       return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, undefined))
     }
     const candidates = await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
     const windows = planWindows(candidates, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range)
     const plan: PullPlan = {
       held, aggregate: 'used', shellLengths: shells.lengths, windows,
-      streams: [{name: 'pages', query: q.pageRequests(lengths), slices: slices(whole)}, {name: 'assets', query: q.assetRequests(), slices: slices(windows)}],
+      streams: [{name: 'pages', query: q.pageRequests(lengths), slices: await slices(q.pageRequests(lengths), whole)}, {name: 'assets', query: q.assetRequests(), slices: await slices(q.assetRequests(), windows)}],
     }
     return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, windows))
   } catch (error: unknown) {

@@ -1,0 +1,86 @@
+/**
+ * Issue 16: a plan before the pull. `analyze --from … --plan` says what the range holds, what the
+ * pull will take (events, search requests) and how long at the organisation's rate limit, and
+ * stops; the counts it gives are the ones the pull then makes, against the fake Datadog on loopback.
+ */
+import {join} from 'node:path'
+import {ROOT} from '../helpers/cli'
+import {FakeDatadog} from '../helpers/fake-datadog'
+import {runCliAsync} from '../helpers/fake-datadog-cli'
+import {API_KEY, APP_KEY} from '../helpers/fake-datadog-live'
+import {estimatePull, requestsFor} from '../../src/sources/datadog/estimate'
+
+const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
+const KEYS = {DD_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY}
+
+describe('analyze --plan', () => {
+  let fake: FakeDatadog
+  beforeAll(async () => {
+    fake = await FakeDatadog.start({...FakeDatadog.fixture(ROOT, 'rolling-round-robin'), apiKey: API_KEY, appKey: APP_KEY, maxPageSize: 100, rateLimit: {limit: 300, periodSeconds: 3600}})
+  })
+  afterAll(async () => fake.close())
+
+  interface Plan {
+    query: string
+    estimate: {held: number; toPull: number; slices: number; unknownSlices: number; searchRequests: number; planningRequests: number; budget: {name: string; limit: number; remaining: number}; waitSeconds: number}
+  }
+
+  it('says what the pull costs and stops: no event pulled; the real pull then pulls what it said', async () => {
+    const before = fake.requests.length
+    const planned = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--plan', '--json'], {env: KEYS})
+    expect(planned.stderr).toBe('')
+    expect(planned.status).toBe(0)
+    const plan = JSON.parse(planned.stdout) as Plan
+    const sent = fake.requests.slice(before)
+    // Planning: aggregates, and one search of a single event for the search limit; no page of events.
+    expect(sent.filter((r) => r.endpoint === 'logs-search').map((r) => r.body?.page?.limit)).toEqual([1])
+    expect(plan.estimate.planningRequests).toBe(sent.length)
+    expect(plan.estimate.held).toBeGreaterThan(plan.estimate.toPull)
+    expect(plan.estimate.budget).toMatchObject({name: 'logs_query', limit: 300})
+    expect(plan.estimate.waitSeconds).toBe(0)
+
+    const pulled = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--json'], {env: KEYS})
+    expect(pulled.status).toBe(0)
+    const dd = (JSON.parse(pulled.stdout) as {input: {datadog: {held: number; pulled: number}}}).input.datadog
+    expect(dd.held).toBe(plan.estimate.held)
+    // What the slices hold by the counts is what is pulled (the pods' edges, when counted apart, come on top).
+    if (plan.estimate.unknownSlices === 0) expect(dd.pulled).toBe(plan.estimate.toPull)
+    else expect(dd.pulled).toBeGreaterThanOrEqual(plan.estimate.toPull)
+  })
+
+  it('prints the plan as text, and refuses --plan without Datadog', async () => {
+    const text = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--plan'], {env: KEYS})
+    expect(text.status).toBe(0)
+    expect(text.stdout).toMatch(/^Datadog plan: 2026-11-29 13:55:00Z → 2026-11-29 14:45:00Z holds [\d,]+ events for "service:ingress-nginx"\.\nThe pull takes (at least )?[\d,]+ events \([\d.]+%\) in \d+ slices( \(\d+ of them, the pods' edges, of unknown size\))?: (about|at least) \d+ search requests?, after \d+ requests to plan it\.\nRate limit logs_query: 300 requests per 3600 s, \d+ left, refills in .*: no wait\.\n$/)
+    // A live run on a terminal says the plan first, then pulls.
+    const tty = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--format', 'markdown'], {env: KEYS, tty: true})
+    expect(tty.status).toBe(0)
+    expect(tty.stdout.indexOf('Datadog plan: ')).toBeGreaterThanOrEqual(0)
+    expect(tty.stdout.indexOf('Datadog plan: ')).toBeLessThan(tty.stdout.indexOf('## skewscan'))
+    const offline = await runCliAsync(['analyze', join(ROOT, 'fixtures', 'rolling-round-robin', 'ingress.log'), '--plan'])
+    expect(offline.status).toBe(2)
+    expect(offline.stderr).toMatch(/--plan says what a Datadog pull will cost: give --from or --since/)
+  })
+})
+
+describe('estimatePull', () => {
+  const plan = (estimates: (number | undefined)[]) => ({held: 100_000, streams: [{slices: estimates.map((estimate) => (estimate === undefined ? {} : {estimate}))}]})
+  const budget = {name: 'logs_query', limit: 300, periodSeconds: 3600, remaining: 10, resetInSeconds: 600}
+
+  it('counts pages and the empty page ending each cursor', () => {
+    expect([0, 1, 999, 1000, 2500].map(requestsFor)).toEqual([1, 1, 1, 2, 3])
+    expect(estimatePull(plan([2500, 10, undefined]), 7, budget)).toEqual({
+      held: 100_000, toPull: 2510, slices: 3, unknownSlices: 1, searchRequests: 5, planningRequests: 7, budget, waitSeconds: 0,
+    })
+  })
+
+  it('waits for the reset beyond what is left, then a period per further limit', () => {
+    const wait = (requests: number, b: Parameters<typeof estimatePull>[2] = budget) => estimatePull(plan([(requests - 1) * 1000]), 0, b).waitSeconds
+    expect(wait(10)).toBe(0)
+    expect(wait(11)).toBe(600)
+    expect(wait(310)).toBe(600)
+    expect(wait(311)).toBe(600 + 3600)
+    expect(wait(11, {name: 'logs_query', remaining: 10})).toBeNull()
+    expect(estimatePull(plan([10_000]), 0, undefined).waitSeconds).toBeNull()
+  })
+})
