@@ -191,7 +191,9 @@ if (require.main === module) {
   const results = costCases((s) => process.stdout.write(`${s}\n`))
   const file = join(__dirname, 'RESULTS.md')
   const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n'
+  // Only this file's section is replaced: the sections after it (bench/datadog-pull.ts) stay.
   const at = old.indexOf(SECTION)
-  writeFileSync(file, `${(at === -1 ? old : old.slice(0, at)).trimEnd()}\n\n${costSection(results)}`)
+  const end = at === -1 ? -1 : old.indexOf('\n## ', at + SECTION.length)
+  writeFileSync(file, at === -1 ? `${old.trimEnd()}\n\n${costSection(results)}` : `${old.slice(0, at)}${costSection(results)}${end === -1 ? '' : `\n${old.slice(end + 1)}`}`)
   process.stdout.write(`\n${results.targets.map(([t, ok, m]) => `${ok ? 'met    ' : 'NOT MET'} ${t}: ${m}`).join('\n')}\nwritten to bench/RESULTS.md\n`)
 }

@@ -1,9 +1,13 @@
 /**
  * A small evaluator of Datadog's log/event search syntax, written independently of the query
  * builder in src: terms `key:value` (tags, reserved attributes service/host/source/status),
- * `@attr.path:value` (pipeline attributes), `*` wildcards and `\` escapes in values, `key:(a OR b)`,
- * numeric ranges `key:[a TO b]`, `-` and NOT, AND/OR (implicit AND, AND binds tighter), parentheses,
- * and free text (searched in the message). Enough to prove which events a query selects.
+ * `@attr.path:value` (pipeline attributes), `*` and `?` wildcards and `\` escapes in values,
+ * quoted values and phrases, `key:(a OR b ...)` lists (any length), numeric ranges
+ * `key:[a TO b]` / `{a TO b}` (open ends `*`) and comparisons `key:>=n`, `-` and NOT, AND/OR
+ * (implicit AND, AND binds tighter), nested parentheses, and free text (searched in the message,
+ * case-insensitively). Enough to prove which events a query selects; anything else is an error,
+ * so a query the tool sends that this does not understand fails the test instead of matching
+ * something by accident.
  */
 
 export type Matcher = (doc: SearchDoc) => boolean
@@ -47,7 +51,7 @@ export function compileQuery(query: string): Matcher {
       parts.push(unary())
     }
     if (parts.length === 0) throw new Error(`empty expression in query: ${query}`)
-    return (d) => parts.every((p) => p(d))
+    return parts.length === 1 ? (parts[0] as Matcher) : (d) => parts.every((p) => p(d))
   }
 
   function unary(): Matcher {
@@ -70,42 +74,37 @@ export function compileQuery(query: string): Matcher {
     }
     if (tok.t !== 'word') throw new Error(`unexpected ${tok.t} in query: ${query}`)
     const colon = unescapedColon(tok.v)
-    if (colon === -1) {
-      if (tok.v === '*') return () => true
-      const text = unescape(tok.v).replace(/^"|"$/g, '').toLowerCase()
-      return (d) => d.message.toLowerCase().includes(text)
-    }
+    if (colon === -1) return freeText(tok.v)
     const key = tok.v.slice(0, colon)
     const rest = tok.v.slice(colon + 1)
-    let values: ValueTest[]
     if (rest === '' && peek()?.t === '(') {
       i++
-      values = []
+      const values: string[] = []
       for (;;) {
         const v = tokens[i++]
         if (v === undefined) throw new Error(`missing ) in value list: ${query}`)
         if (v.t === ')') break
-        if (v.t === 'word' && (v.v === 'OR')) continue
-        if (v.t !== 'word') throw new Error(`unexpected ${v.t} in value list: ${query}`)
-        values.push(valueTest(v.v))
+        if (v.t === 'word' && v.v === 'OR') continue
+        if (v.t !== 'word' || v.v === 'AND' || v.v === 'NOT') throw new Error(`only OR lists of values are supported, got ${v.t === 'word' ? v.v : v.t}: ${query}`)
+        values.push(v.v)
       }
-    } else if (rest.startsWith('[')) {
-      // A range may have been split on its spaces: [200 TO 299]
+      if (values.length === 0) throw new Error(`empty value list: ${query}`)
+      return fieldMatcher(key, valueSet(values))
+    }
+    if (rest.startsWith('[') || rest.startsWith('{')) {
+      // A range is split on its spaces by the tokenizer: [200 TO 299]
       let text = rest
-      while (!text.endsWith(']')) {
+      while (!text.endsWith(']') && !text.endsWith('}')) {
         const v = tokens[i++]
         if (v?.t !== 'word') throw new Error(`unclosed range: ${query}`)
         text += ` ${v.v}`
       }
-      const m = /^\[(\S+) TO (\S+)\]$/.exec(text)
-      if (!m) throw new Error(`bad range ${text}`)
-      const lo = Number(m[1])
-      const hi = Number(m[2])
-      values = [(x) => typeof x === 'number' || (typeof x === 'string' && x.trim() !== '') ? Number(x) >= lo && Number(x) <= hi : false]
-    } else {
-      values = [valueTest(rest)]
+      return fieldMatcher(key, {exact: new Set(), tests: [rangeTest(text)]})
     }
-    return fieldMatcher(key, values)
+    const cmp = /^(>=|<=|>|<)(.+)$/.exec(rest)
+    if (cmp) return fieldMatcher(key, {exact: new Set(), tests: [comparison(cmp[1] as string, cmp[2] as string)]})
+    if (rest === '') throw new Error(`no value after ${key}: in query: ${query}`)
+    return fieldMatcher(key, valueSet([rest]))
   }
 
   const m = orExpr()
@@ -115,27 +114,109 @@ export function compileQuery(query: string): Matcher {
 
 type ValueTest = (value: unknown) => boolean
 
-function valueTest(raw: string): ValueTest {
-  const quoted = raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2
+/** Literal values (a set lookup, so lists of thousands stay cheap) and patterns. */
+interface ValueSet {
+  exact: Set<string>
+  tests: ValueTest[]
+}
+
+function valueSet(raws: readonly string[]): ValueSet {
+  const out: ValueSet = {exact: new Set(), tests: []}
+  for (const raw of raws) {
+    const v = parseValue(raw)
+    if (v.regex === undefined) out.exact.add(v.literal)
+    else {
+      const re = v.regex
+      out.tests.push((value) => isScalar(value) && re.test(String(value)))
+    }
+  }
+  return out
+}
+
+/**
+ * A value as Datadog reads it: `"..."` is literal (no wildcards); otherwise an unescaped `*` is any
+ * run of characters and `?` one character, and `\x` is x.
+ */
+function parseValue(raw: string, star = '.*', one = '.'): {literal: string; regex?: RegExp} {
+  const quoted = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')
   const pattern = quoted ? raw.slice(1, -1) : raw
-  // Unescaped `*` is a wildcard; everything else (escaped or not) is literal.
   let re = '^'
+  let literal = ''
+  let wild = false
   for (let k = 0; k < pattern.length; k++) {
     const c = pattern[k] as string
-    if (c === '\\' && k + 1 < pattern.length) re += escapeRe(pattern[++k] as string)
-    else if (c === '*' && !quoted) re += '.*'
-    else re += escapeRe(c)
+    if (c === '\\' && k + 1 < pattern.length) {
+      const next = pattern[++k] as string
+      re += escapeRe(next)
+      literal += next
+    } else if (c === '*' && !quoted) {
+      re += star
+      wild = true
+    } else if (c === '?' && !quoted) {
+      re += one
+      wild = true
+    } else {
+      re += escapeRe(c)
+      literal += c
+    }
   }
-  const regex = new RegExp(`${re}$`)
-  return (value) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && regex.test(String(value))
+  return wild ? {literal, regex: new RegExp(`${re}$`, 's')} : {literal}
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+}
+
+/** `[a TO b]` inclusive, `{a TO b}` exclusive, mixed brackets, `*` for an open end; numbers, else text. */
+function rangeTest(text: string): ValueTest {
+  const m = /^([[{])(\S+) TO (\S+)([\]}])$/.exec(text)
+  if (!m) throw new Error(`bad range ${text}`)
+  const [, open, loRaw, hiRaw, close] = m as unknown as [string, string, string, string, string]
+  const numeric = (loRaw === '*' || isNumber(loRaw)) && (hiRaw === '*' || isNumber(hiRaw))
+  const lo = loRaw === '*' ? undefined : loRaw
+  const hi = hiRaw === '*' ? undefined : hiRaw
+  return (x) => {
+    if (!isScalar(x) || typeof x === 'boolean') return false
+    const inRange = <T extends number | string>(v: T, l: T | undefined, h: T | undefined): boolean =>
+      (l === undefined || (open === '[' ? v >= l : v > l)) && (h === undefined || (close === ']' ? v <= h : v < h))
+    if (numeric) return isNumber(String(x)) && inRange(Number(x), lo === undefined ? undefined : Number(lo), hi === undefined ? undefined : Number(hi))
+    return inRange(String(x), lo, hi)
+  }
+}
+
+function comparison(op: string, raw: string): ValueTest {
+  if (!isNumber(raw)) throw new Error(`a comparison needs a number: ${op}${raw}`)
+  const n = Number(raw)
+  return (x) => {
+    if ((typeof x !== 'number' && typeof x !== 'string') || !isNumber(String(x))) return false
+    const v = Number(x)
+    return op === '>=' ? v >= n : op === '<=' ? v <= n : op === '>' ? v > n : v < n
+  }
+}
+
+function isNumber(s: string): boolean {
+  return s.trim() !== '' && Number.isFinite(Number(s))
+}
+
+/** Free text: a word or a quoted phrase, found anywhere in the message, case-insensitively; `*` and `?` are wildcards in a bare word. */
+function freeText(raw: string): Matcher {
+  if (raw === '*') return () => true
+  const v = parseValue(raw, '\\S*', '\\S')
+  if (v.regex === undefined) {
+    const text = v.literal.toLowerCase()
+    return (d) => d.message.toLowerCase().includes(text)
+  }
+  // Within the message, not anchored to the whole of it.
+  const re = new RegExp(v.regex.source.slice(1, -1), 'i')
+  return (d) => re.test(d.message)
 }
 
 const RESERVED = new Set(['service', 'host', 'status'])
 
-function fieldMatcher(key: string, values: ValueTest[]): Matcher {
-  const any = (v: unknown): boolean => values.some((t) => t(v))
+function fieldMatcher(key: string, values: ValueSet): Matcher {
+  const any = (v: unknown): boolean => (isScalar(v) && values.exact.has(String(v))) || values.tests.some((t) => t(v))
   if (key.startsWith('@')) {
-    const path = key.slice(1).split('.')
+    const path = unescape(key.slice(1)).split('.')
     return (d) => {
       let cur: unknown = d.attributes
       for (const p of path) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[p] : undefined
@@ -182,6 +263,7 @@ function tokenize(q: string): Token[] {
       w += ch
       k++
     }
+    if (inQuotes) throw new Error(`unclosed quote in query: ${q}`)
     out.push({t: 'word', v: w})
   }
   return out

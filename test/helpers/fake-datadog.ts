@@ -1,15 +1,19 @@
 /**
  * A Datadog-compatible HTTP server on 127.0.0.1:0 for tests: Logs search (cursor pages, the
- * trailing empty page), Logs aggregate (count total/timeseries, group by a facet), Events v2 search
- * and v1 list, key checks, X-RateLimit-* headers, and programmable faults per request. It serves
- * the traffic of a shipped fixture; the real client talks to it over HTTP.
+ * trailing empty page), Logs aggregate (count, cardinality and the measure aggregations, total and
+ * timeseries computes, nested group-bys with limits, sorts and `missing`, cursor paging of the
+ * outer group, facets refused with a 400: see "Logs aggregate" below), Events v2 search and v1
+ * list, key checks, X-RateLimit-* headers, and programmable faults per request (on any endpoint).
+ * It serves the traffic of a shipped fixture or of a built day (datadog-day.ts); the real client
+ * talks to it over HTTP. Time ranges are found by binary search and a cursor's hits are kept, so a
+ * day of 100k+ events pages as fast as a fixture.
  */
 import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
-import {compileQuery, docOf, type SearchDoc} from './fake-datadog-query'
+import {compileQuery, docOf, type Matcher, type SearchDoc} from './fake-datadog-query'
 
 export type Endpoint = 'logs-search' | 'logs-aggregate' | 'events-search' | 'events-v1'
 
@@ -76,11 +80,20 @@ export interface FakeDatadogOptions {
   rateLimit?: {limit: number; periodSeconds: number}
   /** Refuse the aggregate API (400 "not a facet"), as for an org without the facet. */
   noAggregate?: boolean
+  /**
+   * Facets the aggregate API refuses with a 400 `<facet> is not a facet` (in a group-by, a compute's
+   * metric or a sort's metric), as for attributes the org never declared facets; others work.
+   */
+  refusedFacets?: readonly string[]
+  /** At most this many values of the outer group-by per aggregate answer, whatever the limit (then `meta.page.after`). */
+  maxGroupValues?: number
+  /** Timeseries list every bucket of the range, empty ones as 0 (default: only buckets that hold events). */
+  timeseriesZeros?: boolean
   /** Delay every search answer (to stretch a run for interruption tests). */
   searchDelayMs?: number
 }
 
-interface Indexed {
+export interface Indexed {
   item: Record<string, unknown>
   time: number
   doc: SearchDoc
@@ -93,6 +106,9 @@ export class FakeDatadog {
   private readonly logs: Indexed[]
   private readonly events: Indexed[]
   private rules: (FaultRule & {left: number; skip: number})[] = []
+  /** The hits of recent search cursors (a query over a range, in order), so paging does not re-filter. */
+  private readonly hitCache = new Map<string, Indexed[]>()
+  private readonly matchers = new Map<string, Matcher>()
   private readonly used = new Map<string, {count: number; windowStart: number}>()
   private readonly opts: FakeDatadogOptions
 
@@ -128,8 +144,7 @@ export class FakeDatadog {
 
   /** The server's logs a query selects in [from, to), oldest first: what a pull must yield. */
   select(query: string, from: number, to: number): Record<string, unknown>[] {
-    const m = compileQuery(query)
-    return this.logs.filter((x) => x.time >= from && x.time < to && m(x.doc)).map((x) => x.item)
+    return this.hits(this.logs, query, from, to).map((x) => x.item)
   }
 
   requestsTo(endpoint: Endpoint): RecordedRequest[] {
@@ -265,7 +280,7 @@ export class FakeDatadog {
     const from = parseTime(filter.from ?? 'now-15m')
     const to = parseTime(filter.to ?? 'now')
     const query = filter.query ?? '*'
-    const key = hash({query, from, to, sort, indexes: filter.indexes ?? null, tier: filter.storage_tier ?? null})
+    const key = hash({path, query, from, to, sort, indexes: filter.indexes ?? null, tier: filter.storage_tier ?? null})
     let offset = 0
     const cursor = body?.page?.cursor
     if (cursor !== undefined) {
@@ -273,9 +288,13 @@ export class FakeDatadog {
       if (!c || c.k !== key) return [400, {errors: ['Invalid cursor: the cursor is invalid or has expired (invalid cursor)']}]
       offset = c.o
     }
-    const m = compileQuery(query)
-    const hits = items.filter((x) => x.time >= from && x.time < to && m(x.doc))
-    const sorted = sort === 'timestamp' ? hits : [...hits].reverse()
+    let sorted = this.hitCache.get(key)
+    if (sorted === undefined) {
+      const hits = this.hits(items, query, from, to)
+      sorted = sort === 'timestamp' ? hits : [...hits].reverse()
+      this.hitCache.set(key, sorted)
+      if (this.hitCache.size > 64) this.hitCache.delete(this.hitCache.keys().next().value as string)
+    }
     const page = sorted.slice(offset, offset + Math.min(limit, this.opts.maxPageSize ?? 1000))
     // As the real API does: a non-empty page always carries a cursor, even the last one; the
     // request after it gets `{"data":[]}`.
@@ -287,28 +306,42 @@ export class FakeDatadog {
   private aggregate(body: any): [number, unknown] {
     if (this.opts.noAggregate) return [400, {errors: ['@network.bytes_written is not a facet']}]
     const filter = body?.filter ?? {}
-    const from = parseTime(filter.from)
-    const to = parseTime(filter.to)
-    const m = compileQuery(filter.query ?? '*')
-    const hits = this.logs.filter((x) => x.time >= from && x.time < to && m(x.doc))
-    const computes: any[] = body?.compute ?? [{aggregation: 'count', type: 'total'}]
-    for (const c of computes) if (c.aggregation !== 'count') throw new Error(`unsupported aggregation ${c.aggregation}`)
-    const computeAll = (xs: Indexed[]): Record<string, unknown> => Object.fromEntries(computes.map((c, k) => [`c${k}`, c.type === 'timeseries' ? timeseries(xs, intervalMs(c.interval)) : xs.length]))
-    const groupBy: any[] | undefined = body?.group_by
-    if (!groupBy || groupBy.length === 0) return [200, {data: {buckets: [{by: {}, computes: computeAll(hits)}]}, meta: {status: 'done'}}]
-    const g = groupBy[0]
-    const path = String(g.facet).replace(/^@/, '').split('.')
-    const groups = new Map<string, Indexed[]>()
-    for (const x of hits) {
-      let v: any = x.doc.attributes
-      for (const p of path) v = v?.[p]
-      if (v === undefined) continue
-      const k = JSON.stringify(v)
-      groups.set(k, [...(groups.get(k) ?? []), x])
+    for (const k of ['from', 'to', 'query']) if (filter[k] !== undefined && typeof filter[k] !== 'string') return [400, {errors: [`filter.${k} must be a string`]}]
+    const from = parseTime(filter.from ?? 'now-15m')
+    const to = parseTime(filter.to ?? 'now')
+    const query = filter.query ?? '*'
+    const request = parseAggregate(body, {from, to}, new Set(this.opts.refusedFacets ?? []))
+    if ('error' in request) return [400, {errors: [request.error]}]
+    const key = hash({query, from, to, compute: body?.compute ?? null, group_by: body?.group_by ?? null, indexes: filter.indexes ?? null, tier: filter.storage_tier ?? null})
+    let offset = 0
+    const cursor = body?.page?.cursor
+    if (cursor !== undefined) {
+      const c = decodeCursor(cursor)
+      if (!c || c.k !== key) return [400, {errors: ['Invalid cursor: the cursor is invalid or has expired (invalid cursor)']}]
+      offset = c.o
     }
-    const buckets = [...groups].sort((a, b) => b[1].length - a[1].length).slice(0, g.limit ?? 10)
-      .map(([k, xs]) => ({by: {[g.facet]: JSON.parse(k)}, computes: computeAll(xs)}))
-    return [200, {data: {buckets}, meta: {status: 'done'}}]
+    const hits = this.hits(this.logs, query, from, to)
+    const {buckets, next} = aggregateBuckets(hits, request, {offset, maxOuter: this.opts.maxGroupValues, zeros: this.opts.timeseriesZeros ?? false, range: {from, to}})
+    const meta: Record<string, unknown> = {status: 'done', elapsed: 1, request_id: key}
+    if (next !== undefined) meta.page = {after: encodeCursor({o: next, k: key})}
+    return [200, {data: {buckets}, meta}]
+  }
+
+  /** The items a query selects in [from, to), oldest first. */
+  private hits(items: Indexed[], query: string, from: number, to: number): Indexed[] {
+    let m = this.matchers.get(query)
+    if (m === undefined) {
+      m = compileQuery(query)
+      this.matchers.set(query, m)
+      if (this.matchers.size > 256) this.matchers.delete(this.matchers.keys().next().value as string)
+    }
+    const out: Indexed[] = []
+    for (let k = lowerBound(items, from); k < items.length; k++) {
+      const x = items[k] as Indexed
+      if (x.time >= to) break
+      if (m(x.doc)) out.push(x)
+    }
+    return out
   }
 
   private eventsV1(url: URL): [number, unknown] {
@@ -336,6 +369,18 @@ function endpointOf(method: string, path: string): Endpoint | 'unknown' {
   return 'unknown'
 }
 
+/** The first item at or after `time` (items sorted by time). */
+function lowerBound(items: readonly Indexed[], time: number): number {
+  let lo = 0
+  let hi = items.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((items[mid] as Indexed).time < time) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 function index(items: Record<string, unknown>[]): Indexed[] {
   return items.map((item) => {
     const outer = (item.attributes ?? {}) as {timestamp?: string}
@@ -354,19 +399,207 @@ function toV1(x: Indexed): Record<string, unknown> {
   }
 }
 
-function timeseries(xs: Indexed[], ms: number): {time: string; value: number}[] {
-  const counts = new Map<number, number>()
-  for (const x of xs) {
-    const b = Math.floor(x.time / ms) * ms
-    counts.set(b, (counts.get(b) ?? 0) + 1)
-  }
-  return [...counts].sort((a, b) => a[0] - b[0]).map(([t, value]) => ({time: new Date(t).toISOString(), value}))
+// ---- Logs aggregate ----------------------------------------------------------------------------
+//
+// As the API reference and Datadog's "Build custom reports using Log Analytics API" guide describe
+// it: computes are named c0, c1, ... in order; a timeseries is `[{time, value}]` with ISO bucket
+// starts (epoch-aligned); group-bys nest, each bucket's `by` naming every facet's value; a
+// group-by's `limit` is how many of its values come (at most 10000, and the product of all limits
+// at most 10000); the outer group pages: when more of its values remain, `meta.page.after` is set
+// and the next request with that cursor gets the next `limit` of them. A sort is by a measure
+// (`aggregation`, with `metric` for any but count) or alphabetical; no sort at all is by count,
+// descending. Logs without the facet are left out unless `missing` names a value for them.
+// Histograms and `total` are refused (400): nothing in src sends them, and a fake that ignored
+// them would answer something Datadog would not.
+
+const AGGREGATIONS = new Set(['count', 'cardinality', 'sum', 'min', 'max', 'avg', 'median', 'pc75', 'pc90', 'pc95', 'pc98', 'pc99'])
+const GROUP_LIMIT = 10_000
+
+interface Compute {
+  aggregation: string
+  metric?: string
+  /** Bucket size of a timeseries; undefined for a total. */
+  intervalMs?: number
 }
 
-function intervalMs(interval: unknown): number {
-  const m = /^(\d+)(s|m|h|d)$/.exec(String(interval ?? '1m'))
-  if (!m) throw new Error(`bad interval ${String(interval)}`)
-  return Number(m[1]) * {s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000}[m[2] as 's' | 'm' | 'h' | 'd']
+interface GroupBy {
+  facet: string
+  limit: number
+  missing?: string | number
+  sort: {type: 'alphabetical' | 'measure'; order: 'asc' | 'desc'; aggregation: string; metric?: string}
+}
+
+export interface AggregateRequest {
+  computes: Compute[]
+  groupBy: GroupBy[]
+}
+
+/** The aggregate body as Datadog reads it, or the 400 it answers. */
+export function parseAggregate(body: any, range: {from: number; to: number}, refused: ReadonlySet<string>): AggregateRequest | {error: string} {
+  const isFacet = (f: string): string | undefined => (refused.has(f) ? `${f} is not a facet` : undefined)
+  const rawComputes: any[] = body?.compute ?? [{aggregation: 'count', type: 'total'}]
+  if (!Array.isArray(rawComputes) || rawComputes.length === 0) return {error: 'compute must be a non-empty list'}
+  const computes: Compute[] = []
+  for (const c of rawComputes) {
+    if (!AGGREGATIONS.has(c?.aggregation)) return {error: `invalid aggregation ${JSON.stringify(c?.aggregation)}`}
+    const type = c.type ?? 'total'
+    if (type !== 'total' && type !== 'timeseries') return {error: `invalid compute type ${JSON.stringify(type)}`}
+    if (c.aggregation !== 'count' && typeof c.metric !== 'string') return {error: `aggregation ${c.aggregation} needs a metric`}
+    if (typeof c.metric === 'string' && isFacet(c.metric)) return {error: isFacet(c.metric) as string}
+    let ms: number | undefined
+    if (type === 'timeseries') {
+      try {
+        ms = c.interval === undefined ? defaultInterval(range.to - range.from) : intervalMs(c.interval)
+      } catch (error: unknown) {
+        return {error: (error as Error).message}
+      }
+    }
+    computes.push({aggregation: c.aggregation, ...(typeof c.metric === 'string' ? {metric: c.metric} : {}), ...(ms === undefined ? {} : {intervalMs: ms})})
+  }
+  const rawGroups: any[] = body?.group_by ?? []
+  if (!Array.isArray(rawGroups)) return {error: 'group_by must be a list'}
+  const groupBy: GroupBy[] = []
+  let product = 1
+  for (const g of rawGroups) {
+    if (typeof g?.facet !== 'string' || g.facet === '') return {error: 'group_by facet is required'}
+    if (isFacet(g.facet)) return {error: isFacet(g.facet) as string}
+    const limit = g.limit ?? 10
+    if (!Number.isInteger(limit) || limit < 1 || limit > GROUP_LIMIT) return {error: `group_by limit must be between 1 and ${GROUP_LIMIT}, got ${JSON.stringify(limit)}`}
+    product *= limit
+    if (g.histogram !== undefined) return {error: 'group_by histogram is not supported by this fake'}
+    if (g.total !== undefined && g.total !== false) return {error: 'group_by total is not supported by this fake'}
+    if (g.missing !== undefined && typeof g.missing !== 'string' && typeof g.missing !== 'number') return {error: 'group_by missing must be a string or a number'}
+    const s = g.sort
+    const type = s === undefined ? 'measure' : (s.type ?? (s.aggregation === undefined ? 'alphabetical' : 'measure'))
+    if (type !== 'alphabetical' && type !== 'measure') return {error: `invalid sort type ${JSON.stringify(type)}`}
+    const order = s?.order ?? (type === 'alphabetical' ? 'asc' : 'desc')
+    if (order !== 'asc' && order !== 'desc') return {error: `invalid sort order ${JSON.stringify(order)}`}
+    const aggregation = type === 'measure' ? (s?.aggregation ?? 'count') : 'count'
+    if (!AGGREGATIONS.has(aggregation)) return {error: `invalid sort aggregation ${JSON.stringify(aggregation)}`}
+    if (type === 'measure' && aggregation !== 'count' && typeof s?.metric !== 'string') return {error: `sort by ${aggregation} needs a metric`}
+    if (typeof s?.metric === 'string' && isFacet(s.metric)) return {error: isFacet(s.metric) as string}
+    groupBy.push({facet: g.facet, limit, ...(g.missing === undefined ? {} : {missing: g.missing}), sort: {type, order, aggregation, ...(typeof s?.metric === 'string' ? {metric: s.metric} : {})}})
+  }
+  if (product > GROUP_LIMIT) return {error: `the product of group_by limits (${product}) must not exceed ${GROUP_LIMIT}`}
+  return {computes, groupBy}
+}
+
+interface AggregateOptions {
+  /** How many outer values earlier pages gave. */
+  offset: number
+  /** At most this many outer values per answer. */
+  maxOuter?: number
+  /** Timeseries list every bucket of the range. */
+  zeros: boolean
+  range: {from: number; to: number}
+}
+
+/** The buckets of an aggregate over the hits, and where the next page starts when the outer group has more. */
+export function aggregateBuckets(hits: readonly Indexed[], req: AggregateRequest, o: AggregateOptions): {buckets: {by: Record<string, unknown>; computes: Record<string, unknown>}[]; next?: number} {
+  const computeAll = (xs: readonly Indexed[]): Record<string, unknown> => Object.fromEntries(req.computes.map((c, k) => [
+    `c${k}`, c.intervalMs === undefined ? measure(c.aggregation, c.metric, xs) : series(xs, c, o.zeros, o.range),
+  ]))
+  if (req.groupBy.length === 0) return {buckets: [{by: {}, computes: computeAll(hits)}]}
+  const buckets: {by: Record<string, unknown>; computes: Record<string, unknown>}[] = []
+  let next: number | undefined
+  const walk = (xs: readonly Indexed[], level: number, by: Record<string, unknown>): void => {
+    const g = req.groupBy[level]
+    if (g === undefined) {
+      buckets.push({by, computes: computeAll(xs)})
+      return
+    }
+    let groups = groupsOf(xs, g)
+    if (level === 0) {
+      const size = Math.min(g.limit, o.maxOuter ?? Number.POSITIVE_INFINITY)
+      if (o.offset + size < groups.length) next = o.offset + size
+      groups = groups.slice(o.offset, o.offset + size)
+    } else groups = groups.slice(0, g.limit)
+    for (const [value, members] of groups) walk(members, level + 1, {...by, [g.facet]: value})
+  }
+  walk(hits, 0, {})
+  return {buckets, ...(next === undefined ? {} : {next})}
+}
+
+/** A facet's values in one log: an attribute (`@a.b`, each element of a list), a reserved attribute, or a tag's values. */
+export function facetValues(doc: SearchDoc, facet: string): (string | number | boolean)[] {
+  const scalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+  if (facet.startsWith('@')) {
+    let cur: unknown = doc.attributes
+    for (const p of facet.slice(1).split('.')) cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[p] : undefined
+    return Array.isArray(cur) ? cur.filter(scalar) : scalar(cur) ? [cur] : []
+  }
+  if (facet === 'service' || facet === 'host' || facet === 'status' || facet === 'source') {
+    const v = doc.reserved[facet]
+    return scalar(v) ? [v] : []
+  }
+  const prefix = `${facet}:`
+  return doc.tags.filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length))
+}
+
+function groupsOf(xs: readonly Indexed[], g: GroupBy): [string | number | boolean, Indexed[]][] {
+  const groups = new Map<string, [string | number | boolean, Indexed[]]>()
+  for (const x of xs) {
+    const values = facetValues(x.doc, g.facet)
+    for (const v of values.length === 0 ? (g.missing === undefined ? [] : [g.missing]) : new Set(values)) {
+      const k = `${typeof v}:${String(v)}`
+      let e = groups.get(k)
+      if (!e) groups.set(k, (e = [v, []]))
+      e[1].push(x)
+    }
+  }
+  const alphabetical = (a: string | number | boolean, b: string | number | boolean): number =>
+    typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0
+  const sign = g.sort.order === 'asc' ? 1 : -1
+  const list = [...groups.values()]
+  if (g.sort.type === 'alphabetical') return list.sort((a, b) => sign * alphabetical(a[0], b[0]))
+  const by = new Map(list.map((e) => [e, measure(g.sort.aggregation, g.sort.metric, e[1]) ?? Number.NEGATIVE_INFINITY]))
+  // Ties in value order, so answers are the same every time.
+  return list.sort((a, b) => sign * ((by.get(a) as number) - (by.get(b) as number)) || alphabetical(a[0], b[0]))
+}
+
+/** One aggregation over some logs: a number, or null when no log has a numeric value of the metric. */
+function measure(aggregation: string, metric: string | undefined, xs: readonly Indexed[]): number | null {
+  if (aggregation === 'count') return xs.length
+  const values = xs.flatMap((x) => facetValues(x.doc, metric as string))
+  if (aggregation === 'cardinality') return new Set(values.map((v) => `${typeof v}:${String(v)}`)).size
+  const nums = values.filter((v) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))).map(Number)
+  if (nums.length === 0) return null
+  switch (aggregation) {
+    case 'sum': return nums.reduce((a, b) => a + b, 0)
+    case 'min': return Math.min(...nums)
+    case 'max': return Math.max(...nums)
+    case 'avg': return nums.reduce((a, b) => a + b, 0) / nums.length
+  }
+  // Percentiles (median = pc50) by nearest rank.
+  const p = aggregation === 'median' ? 50 : Number(aggregation.slice(2))
+  const sorted = [...nums].sort((a, b) => a - b)
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number
+}
+
+function series(xs: readonly Indexed[], c: Compute, zeros: boolean, range: {from: number; to: number}): {time: string; value: number | null}[] {
+  const ms = c.intervalMs as number
+  const buckets = new Map<number, Indexed[]>()
+  for (const x of xs) {
+    const b = Math.floor(x.time / ms) * ms
+    let list = buckets.get(b)
+    if (!list) buckets.set(b, (list = []))
+    list.push(x)
+  }
+  if (zeros) for (let b = Math.floor(range.from / ms) * ms; b < range.to; b += ms) if (!buckets.has(b)) buckets.set(b, [])
+  return [...buckets].sort((a, b) => a[0] - b[0]).map(([t, list]) => ({time: new Date(t).toISOString(), value: measure(c.aggregation, c.metric, list)}))
+}
+
+/** `interval` of a timeseries compute: `10s`, `1m`, `5m`, `1h`, `1d`, `1w`. */
+export function intervalMs(interval: unknown): number {
+  const m = /^(\d+)(s|m|h|d|w)$/.exec(String(interval))
+  if (!m || Number(m[1]) === 0) throw new Error(`bad interval ${JSON.stringify(interval)}`)
+  return Number(m[1]) * {s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000}[m[2] as 's' | 'm' | 'h' | 'd' | 'w']
+}
+
+/** Without an interval, Datadog gives about 150 points: the first round size at least range/150. */
+function defaultInterval(rangeMs: number): number {
+  const sizes = [1, 5, 10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400, 604_800].map((s) => s * 1000)
+  return sizes.find((s) => s >= rangeMs / 150) ?? (sizes[sizes.length - 1] as number)
 }
 
 function parseTime(v: unknown): number {
