@@ -88,8 +88,9 @@ export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Pr
 
 /** The ids the server holds for a plan: every stream's query over its slices, oldest first. */
 export function expectedIds(fake: FakeDatadog, plan: PullPlan): string[] {
+  // Streams may overlap (the candidates stream lies inside the asset windows too): each event once.
   const items = plan.streams.flatMap((s) => s.slices.flatMap((sl) => fake.select(sl.query ?? s.query, sl.from, sl.to)))
-  return sortById(items)
+  return [...new Set(sortById(items))]
 }
 
 export function sortById(items: {id?: unknown}[]): string[] {

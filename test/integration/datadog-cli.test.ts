@@ -61,7 +61,7 @@ describe('skewscan analyze --from/--to against the Datadog API', () => {
     expect(dd).toMatchObject({held, pull: 'windows', narrowing: {aggregate: 'used', shellLengths: [1832, 1851], pods: {facet: '@network.destination.ip'}}, deployEvents: {api: 'v2'}})
     expect(dd.pulled).toBeLessThan(dd.held)
     const share = ((100 * dd.pulled) / held).toFixed(1).replace('.', '\\.')
-    expect(r.stderr).toMatch(new RegExp(`Datadog: pulled ${dd.pulled} events \\(${share}% of ${held} in the range\\) with \\d+ requests \\(\\d+ search, 6 aggregate, \\d+ events, 0 retries\\) in ${dd.slices} slices, 1 asset window \\(\\d+ of 50 min\\)`))
+    expect(r.stderr).toMatch(new RegExp(`Datadog: pulled ${dd.pulled} events \\(${share}% of ${held} in the range\\) with \\d+ requests \\(\\d+ search, 7 aggregate, \\d+ events, 0 retries\\) in ${dd.slices} slices, 1 asset window \\(\\d+ of 50 min\\)`))
     // Piped stderr: no progress line.
     expect(r.stderr).not.toMatch(/datadog: (slices|counting)/)
     expectNoKeys(r.stdout, r.stderr)

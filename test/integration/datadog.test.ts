@@ -260,13 +260,16 @@ describe('requests as Datadog expects them on the wire', () => {
     const firstPages = searches.filter((r) => r.body.page.cursor === undefined)
     expect(firstPages.length).toBe(live.report.input.datadog?.slices)
     const aggregates = server.requestsTo('logs-aggregate')
-    // Count, shell lengths, candidate buckets, the page and asset streams' own counts (to cut and
-    // estimate their slices), each pod's requests per bucket.
-    expect(aggregates.map((r) => Object.keys(r.body).sort())).toEqual([['compute', 'filter'], ['compute', 'filter', 'group_by'], ['compute', 'filter'], ['compute', 'filter'], ['compute', 'filter'], ['compute', 'filter', 'group_by']])
+    // Count, shell lengths, candidate buckets by user agent (windows open around people's only),
+    // the page, asset and candidate streams' own counts (to cut and estimate their slices), each
+    // pod's requests per bucket.
+    const group = ['compute', 'filter', 'group_by']
+    expect(aggregates.map((r) => Object.keys(r.body).sort())).toEqual([['compute', 'filter'], group, group, ['compute', 'filter'], ['compute', 'filter'], ['compute', 'filter'], group])
     expect(aggregates[1]?.body.group_by).toEqual([{facet: '@network.bytes_written', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
-    expect([aggregates[3]?.body.filter.query, aggregates[4]?.body.filter.query]).toEqual([live.plan.streams[0]?.query, live.plan.streams[1]?.query])
-    expect(aggregates[5]?.body.group_by).toEqual([{facet: '@network.destination.ip', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
-    expect(aggregates[5]?.body.compute).toEqual([{aggregation: 'count', type: 'timeseries', interval: '1m'}])
+    expect(aggregates[2]?.body.group_by).toEqual([{facet: '@http.useragent', limit: 10000, missing: 'n/a', sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
+    expect([3, 4, 5].map((i) => aggregates[i]?.body.filter.query)).toEqual(live.plan.streams.slice(0, 3).map((st) => st.query))
+    expect(aggregates[6]?.body.group_by).toEqual([{facet: '@network.destination.ip', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
+    expect(aggregates[6]?.body.compute).toEqual([{aggregation: 'count', type: 'timeseries', interval: '1m'}])
     expect(aggregates[0]?.body.filter.storage_tier).toBe('flex')
     for (const r of server.requests) {
       expect(r.headers['dd-api-key']).toBe(API_KEY)
@@ -278,10 +281,9 @@ describe('requests as Datadog expects them on the wire', () => {
     const server = await fake('rolling-round-robin')
     const live = await liveAnalyze(server, {mode: 'windows'})
     const queries = [...new Set(server.requestsTo('logs-search').map((r) => r.body.filter.query as string))]
-    const [pages, assets, ...edges] = live.plan.streams
-    expect(pages?.name).toBe('pages')
-    expect(assets?.name).toBe('assets')
-    expect(new Set(queries)).toEqual(new Set([pages?.query, assets?.query, ...(edges[0]?.slices ?? []).map((sl) => sl.query)]))
+    const [pages, assets, candidates, ...edges] = live.plan.streams
+    expect([pages?.name, assets?.name, candidates?.name]).toEqual(['pages', 'assets', 'candidates'])
+    expect(new Set(queries)).toEqual(new Set([pages?.query, assets?.query, ...(candidates?.slices.length ? [candidates.query] : []), ...(edges[0]?.slices ?? []).map((sl) => sl.query)]))
     for (const q of queries) {
       expect(q.startsWith(`(${QUERY}) @http.method:`)).toBe(true)
       expect(q).toMatch(/@http\.url_details\.path:\(\\\/_build\\\/\* OR /)

@@ -464,6 +464,14 @@ describe('a day of traffic from the real captures', () => {
       expect(live.report.input.datadog?.held).toBe(d.items.length)
       expect(live.report.input.datadog?.pulled).toBeLessThan(d.items.length)
       expect(withoutInput(live.report)).toEqual(withoutInput(await fileAnalyze('day', file)))
+      // Asset windows open around people's failures only: the scanner's 404s (python-requests, a bot
+      // to isbot) fall in most hours of the day, yet the windows cover the three rollouts, not the day.
+      const scannerHours = new Set(d.items.filter((i) => /python-requests/.test(String(inner(i).http?.useragent)) && inner(i).http?.status_code === 404).map((i) => Math.floor(time(i) / 3_600_000)))
+      expect(scannerHours.size).toBeGreaterThan(12)
+      const windows = live.report.input.datadog?.windows
+      expect(windows?.count).toBeLessThanOrEqual(3)
+      expect(windows?.pulledSeconds).toBeLessThan(4 * 3600)
+      expect(live.plan.streams.map((st) => st.name)).toEqual(expect.arrayContaining(['pages', 'assets', 'candidates']))
     } finally {
       await server.close()
     }

@@ -84,6 +84,29 @@ export async function bucketsWithEvents(client: DatadogClient, scope: SearchScop
   return out.sort((a, b) => a - b)
 }
 
+/** The facet of the user agent in Datadog's web access log pipelines. */
+const AGENT_FACET = '@http.useragent'
+
+/**
+ * Start times of the buckets where a query matched a request of a person: grouped by user agent,
+ * the agents of crawlers and skewscan's probe (as the analysis tells them) left out, a missing
+ * agent kept. Undefined when the agents are more than one aggregate lists: then no bucket may be
+ * left out.
+ */
+export async function bucketsOfPeople(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}, isPerson: (agent: string) => boolean): Promise<number[] | undefined> {
+  const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'timeseries', interval: bucket.interval}], [
+    {facet: AGENT_FACET, limit: GROUP_LIMIT, missing: 'n/a', sort: {aggregation: 'count', order: 'desc', type: 'measure'}},
+  ])
+  if (buckets.length >= GROUP_LIMIT) return undefined
+  const out = new Set<number>()
+  for (const b of buckets) {
+    const agent = b.by[AGENT_FACET]
+    if (typeof agent === 'string' && agent !== '' && !isPerson(agent)) continue
+    for (const [time, n] of series(b.computes.c0, bucket.ms, false)) if (n > 0) out.add(time)
+  }
+  return [...out].sort((a, b) => a - b)
+}
+
 /**
  * Where Datadog logs name the pod that answered: the ingress-nginx pipeline's
  * `network.destination.ip`, or ingress-nginx's own `upstream_addr` kept by a custom pipeline.

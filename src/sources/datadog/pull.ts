@@ -7,7 +7,8 @@ import type {TimeRange} from '../../config/time-range'
 import type {DatadogInputSummary} from '../../model/report'
 import {SourceError} from '../errors'
 import {RECENT_EVIDENCE} from '../../analysis/builds'
-import {bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
+import {bucketsOfPeople, bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
+import {AgentClassifier} from '../../analysis/request-kinds'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
 import {isRedirectRefused} from './errors'
 import {type BucketCounts, bucketFor, edgeSlices, planSlices, planWindows, podEdges, type Slice} from './plan'
@@ -58,7 +59,7 @@ export interface PullPlan {
   shellLengths: number[]
   /** The time asset requests are pulled from: the windows, or the whole range. */
   windows: TimeRange[]
-  streams: {name: 'pages' | 'assets' | 'narrowed' | 'all' | 'edges'; query: string; slices: Slice[]}[]
+  streams: {name: 'pages' | 'assets' | 'candidates' | 'narrowed' | 'all' | 'edges'; query: string; slices: Slice[]}[]
   /** The pods whose first and last responses were pulled (see edges), and by which facet. */
   pods?: {facet: string | null; count: number; reason?: string}
 }
@@ -226,16 +227,41 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
       const plan = await wholeRange('used', 'narrowed', q.narrowed(lengths), undefined, shells.lengths)
       return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, undefined))
     }
-    const candidates = await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
+    // Asset windows open around the failures of people only: the failure-looking requests of
+    // crawlers, scanners and the probe (a scanner's 404s can fall in every hour of a day) are
+    // pulled alone, in the candidates stream, which is all the analysis reads of them.
+    const agents = new AgentClassifier()
+    const people = await bucketsOfPeople(client, spec.scope, q.candidates(lengths), spec.range, bucket, (agent) => agents.kind(agent) === undefined).catch((error: unknown) => {
+      hooks.onNotice?.(`Datadog aggregate by user agent unavailable (${reasonOf(error)}): asset windows open around every failure-looking request, crawlers' included`)
+      return undefined
+    })
+    const candidates = people ?? await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
     const windows = planWindows(candidates, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range)
     const plan: PullPlan = {
       held, aggregate: 'used', shellLengths: shells.lengths, windows,
-      streams: [{name: 'pages', query: q.pageRequests(lengths), slices: await slices(q.pageRequests(lengths), whole)}, {name: 'assets', query: q.assetRequests(), slices: await slices(q.assetRequests(), windows)}],
+      streams: [
+        {name: 'pages', query: q.pageRequests(lengths), slices: await slices(q.pageRequests(lengths), whole)},
+        {name: 'assets', query: q.assetRequests(), slices: await slices(q.assetRequests(), windows)},
+        // Outside the windows only: inside them the asset stream has them.
+        {name: 'candidates', query: q.candidates(lengths), slices: await slices(q.candidates(lengths), outside(windows, spec.range))},
+      ],
     }
     return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, windows))
   } catch (error: unknown) {
     return fallBack(reasonOf(error))
   }
+}
+
+/** The parts of a range that no window (in time order, not overlapping) covers. */
+function outside(windows: readonly TimeRange[], range: TimeRange): TimeRange[] {
+  const out: TimeRange[] = []
+  let from = range.from
+  for (const w of windows) {
+    if (w.from > from) out.push({from, to: w.from})
+    from = Math.max(from, w.to)
+  }
+  if (from < range.to) out.push({from, to: range.to})
+  return out
 }
 
 interface Edges {
