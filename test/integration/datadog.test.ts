@@ -74,7 +74,9 @@ describe('a live pull gives the report of a file of the same logs', () => {
       }
       const dd = live.report.input.datadog
       expect(dd?.held).toBe(held)
-      expect(dd?.pulled).toBeLessThan(held)
+      // Pods' edges are joined into slices of up to a page (a request saved per slice joined): on this
+      // 50-minute fixture that reads all of the pods' few other requests, so not fewer events than held.
+      expect(dd?.pulled).toBeLessThanOrEqual(held)
       expect(dd?.narrowing.shellLengths).toEqual([1832, 1851])
       expect(dd?.narrowing.pods).toEqual(live.plan.pods)
       pulled[mode] = dd?.pulled ?? 0

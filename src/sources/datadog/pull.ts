@@ -11,8 +11,8 @@ import {bucketsOfPeople, bucketsWithEvents, countEvents, lengthsServed, POD_FACE
 import {AgentClassifier} from '../../analysis/request-kinds'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
 import {isRedirectRefused} from './errors'
-import {type BucketCounts, bucketFor, edgeSlices, planSlices, planWindows, podEdges, type Slice} from './plan'
-import {type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
+import {type BucketCounts, bucketFor, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, type Slice} from './plan'
+import {PAGE_LIMIT, type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
 import type {RetryPolicy} from './retry'
 import {plural} from '../../util/plural'
@@ -282,7 +282,14 @@ async function edgesOf(client: DatadogClient, spec: PullSpec, q: QueryBuilder, l
   })
   if (!activity) return {pods: {facet: null, count: 0, reason: failure ?? `no log names the pod that answered (${POD_FACETS.join(', ')})`}, slices: []}
   const pods = activity.pods.map((p) => ({value: p.value, edges: podEdges(p.counts, bucket.ms, RECENT_EVIDENCE, spec.range)}))
-  const slices = edgeSlices(pods, windows).map((e): Slice => ({
+  // A joined slice's events, at most: its pods' requests in the buckets it spans (pages and assets included).
+  const byPod = new Map(activity.pods.map((p) => [p.value, p.counts]))
+  const estimate = (names: readonly string[], from: number, to: number): number => {
+    let n = 0
+    for (const name of names) for (const [t, c] of byPod.get(name) ?? []) if (t + bucket.ms > from && t < to) n += c
+    return n
+  }
+  const slices = joinEdgeSlices(edgeSlices(pods, windows), windows, estimate, PAGE_LIMIT).map((e): Slice => ({
     from: e.from, to: e.to, query: q.podRequests(activity.facet, e.pods, lengths, windows !== undefined && !e.inWindow),
   }))
   return {pods: {facet: activity.facet, count: pods.length, ...(activity.complete ? {} : {reason: 'more pods than one aggregate lists: the edges of some are not pulled'})}, slices}

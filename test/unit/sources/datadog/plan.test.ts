@@ -1,4 +1,4 @@
-import {bucketFor, edgeSlices, planSlices, planWindows, podEdges} from '../../../../src/sources/datadog/plan'
+import {bucketFor, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges} from '../../../../src/sources/datadog/plan'
 
 const T = Date.parse('2026-11-29T14:00:00Z')
 const MIN = 60_000
@@ -126,5 +126,24 @@ describe('edgeSlices', () => {
   })
   it('no pods, no slices', () => {
     expect(edgeSlices([], [r(0, 5)])).toEqual([])
+  })
+})
+
+describe('joinEdgeSlices', () => {
+  const edge = (from: number, to: number, pods: string[], inWindow = false) => ({from: T + from * MIN, to: T + to * MIN, pods, inWindow})
+  // Each pod answers 100 requests a minute.
+  const estimate = (pods: readonly string[], from: number, to: number) => pods.length * 100 * ((to - from) / MIN)
+
+  it('joins slices while the joined one holds at most a page, its pods the union', () => {
+    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(2, 3, ['b']), edge(3, 4, ['c']), edge(10, 11, ['d'])], [], estimate, 1000)).toEqual([
+      edge(0, 3, ['a', 'b']), edge(3, 4, ['c']), edge(10, 11, ['d']),
+    ])
+  })
+
+  it('never joins across a window, nor a slice in a window with one outside', () => {
+    const windows = [{from: T + 5 * MIN, to: T + 6 * MIN}]
+    const big = () => 0
+    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(8, 9, ['b']), edge(5, 6, ['c'], true)], windows, big, 1000)).toEqual([edge(0, 1, ['a']), edge(8, 9, ['b']), edge(5, 6, ['c'], true)])
+    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(2, 3, ['b'])], windows, big, 1000)).toEqual([edge(0, 3, ['a', 'b'])])
   })
 })
