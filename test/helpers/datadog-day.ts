@@ -21,6 +21,7 @@
  * capture's failures, renamed and moved in time) comes with it, per app in the captures' Truth
  * shape, so scripts/captures/score.ts can hold an analysis of the day to it.
  */
+import {mulberry32} from '../../scripts/fixture-generator/rng'
 import {createHash} from 'node:crypto'
 import {CAPTURES, type Capture, loadCapture, type Stretch, timeLocal, type Truth, type TruthDeploy, type TruthFailure} from '../../scripts/captures/capture'
 import {SECOND_APP} from '../../scripts/captures/compose'
@@ -187,17 +188,6 @@ function preparedCapture(root: string, name: string, app: number): Prepared {
   return p
 }
 
-/** mulberry32: a small, fast, seeded generator. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A 32-bit mix of integers (for ids: unique per counter, looks random). */
 function mix(...xs: number[]): number {
@@ -477,7 +467,7 @@ export function buildDay(o: DayOptions): Day {
   const from = Date.parse(o.start ?? '2026-12-01T00:00:00.000Z')
   const to = from + (o.hours ?? 24) * HOUR
   const target = o.events ?? 50_000
-  const random = generator(seed)
+  const random = mulberry32(seed)
   const names = new Names(seed)
   const appCaptures = o.apps ?? ['rr-3', 'mode-404']
   const healthyFrom = o.healthyFrom ?? CAPTURES

@@ -15,6 +15,15 @@ import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {compileQuery, docOf, type Matcher, type SearchDoc} from './fake-datadog-query'
 
+/** Where a page cursor points, for a request of this key; undefined for a cursor of another request (or none that decodes). */
+function offsetOf(cursor: unknown, key: string): number | undefined {
+  if (cursor === undefined) return 0
+  const c = decodeCursor(cursor)
+  return c && c.k === key ? c.o : undefined
+}
+
+const INVALID_CURSOR: [number, unknown] = [400, {errors: ['Invalid cursor: the cursor is invalid or has expired (invalid cursor)']}]
+
 export type Endpoint = 'logs-search' | 'logs-aggregate' | 'events-search' | 'events-v1'
 
 export type Fault =
@@ -281,13 +290,8 @@ export class FakeDatadog {
     const to = parseTime(filter.to ?? 'now')
     const query = filter.query ?? '*'
     const key = hash({path, query, from, to, sort, indexes: filter.indexes ?? null, tier: filter.storage_tier ?? null})
-    let offset = 0
-    const cursor = body?.page?.cursor
-    if (cursor !== undefined) {
-      const c = decodeCursor(cursor)
-      if (!c || c.k !== key) return [400, {errors: ['Invalid cursor: the cursor is invalid or has expired (invalid cursor)']}]
-      offset = c.o
-    }
+    const offset = offsetOf(body?.page?.cursor, key)
+    if (offset === undefined) return INVALID_CURSOR
     let sorted = this.hitCache.get(key)
     if (sorted === undefined) {
       const hits = this.hits(items, query, from, to)
@@ -313,13 +317,8 @@ export class FakeDatadog {
     const request = parseAggregate(body, {from, to}, new Set(this.opts.refusedFacets ?? []))
     if ('error' in request) return [400, {errors: [request.error]}]
     const key = hash({query, from, to, compute: body?.compute ?? null, group_by: body?.group_by ?? null, indexes: filter.indexes ?? null, tier: filter.storage_tier ?? null})
-    let offset = 0
-    const cursor = body?.page?.cursor
-    if (cursor !== undefined) {
-      const c = decodeCursor(cursor)
-      if (!c || c.k !== key) return [400, {errors: ['Invalid cursor: the cursor is invalid or has expired (invalid cursor)']}]
-      offset = c.o
-    }
+    const offset = offsetOf(body?.page?.cursor, key)
+    if (offset === undefined) return INVALID_CURSOR
     const hits = this.hits(this.logs, query, from, to)
     const {buckets, next} = aggregateBuckets(hits, request, {offset, maxOuter: this.opts.maxGroupValues, zeros: this.opts.timeseriesZeros ?? false, range: {from, to}})
     const meta: Record<string, unknown> = {status: 'done', elapsed: 1, request_id: key}
