@@ -54,7 +54,8 @@ export class FileSource implements RecordSource {
     try {
       // The first lines (at most ~256 KB of them, or a first line up to MAX_LINE) tell the format.
       const head = await readHead(input.chunks)
-      const format = detectFormat(head.lines)
+      // A first line too long to hold that is no JSON: the lines after it tell, as they are read.
+      const format = detectFormat(head.lines) ?? (head.lines[0]?.tooLong ? 'lines' : undefined)
       if (format === undefined) {
         if (head.lines.every((l) => !l.tooLong && l.text.trim() === '')) this.stats.format = 'empty'
         else if (head.error === undefined) throw this.unreadable()

@@ -61,6 +61,16 @@ describe('a saved API page on one line longer than MAX_LINE (issue 14, item 3)',
   })
 })
 
+describe('a first line longer than MAX_LINE that is no JSON', () => {
+  it('is counted as too long, and the lines after it are read in their format', async () => {
+    const line = '203.0.113.9 - - [29/Nov/2026:14:00:00 +0000] "GET /a.js HTTP/1.1" 200 100 "-" "curl/8"'
+    const {batches, source} = await read('long-first.log', `${'x'.repeat(MAX_LINE + 10)}\n${line}\n${line}\n`)
+    expect(rejections(batches)).toEqual([{reason: 'line-too-long', line: 1, detail: expect.any(String)}])
+    expect(events(batches).map((e) => e.location?.line)).toEqual([2, 3])
+    expect(source.stats).toMatchObject({records: 3, skipped: 1})
+  })
+})
+
 describe('JSON documents: a record longer than the limit is counted, not held', () => {
   it('reports it as too long on its line and reads the records around it', () => {
     const items: string[] = []
