@@ -6,7 +6,7 @@ import {
   parseNginxTime,
   splitTarget,
 } from '../../../src/normalize/access-line'
-import type {ParseOutcome} from '../../../src/model'
+import {checkOutcome} from '../../helpers/format-samples'
 
 /** The parsed event with its time as an ISO string, for readable exact assertions (timings: see `timings`). */
 function parsed(line: string): Record<string, unknown> {
@@ -30,17 +30,6 @@ function rejection(line: string): {reason: string; detail: string} {
   return {reason: r.reason, detail: r.detail ?? ''}
 }
 
-/** Every outcome must be well-formed, whatever the input. */
-function checkOutcome(r: ParseOutcome, line: string): void {
-  if (r.ok) {
-    expect(Number.isFinite(r.event.time)).toBe(true)
-    expect(typeof r.event.path).toBe('string')
-  } else {
-    expect(typeof r.reason).toBe('string')
-    expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-    if (line.length > 120) expect(r.detail).not.toContain(line)
-  }
-}
 
 const FIREFOX = 'Mozilla/5.0 (Windows NT 5.1; rv:31.0) Gecko/20100101 Firefox/31.0'
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36'

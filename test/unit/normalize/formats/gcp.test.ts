@@ -15,7 +15,7 @@ import {gcpHttpLoadBalancer} from '../../../../src/normalize/formats/gcp'
 import {looksLikeNginxJson} from '../../../../src/normalize/nginx-json'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {gcpTraceId, toGcp} from '../../../../scripts/captures/formats/gcp'
-import {asExpected, type Expected, expectedFor, FIRST_REQUEST} from '../../../helpers/format-samples'
+import {asExpected, checkOutcome, type Expected, expectedFor, FIRST_REQUEST} from '../../../helpers/format-samples'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'gcp')
@@ -46,16 +46,6 @@ function parseRecord(rec: {value?: unknown}): ParseOutcome {
   return gcpHttpLoadBalancer.parse(v as Record<string, unknown>)
 }
 
-function checkOutcome(r: ParseOutcome, input: string): void {
-  if (r.ok) {
-    expect(Number.isFinite(r.event.time)).toBe(true)
-    expect(typeof r.event.path).toBe('string')
-  } else {
-    expect(typeof r.reason).toBe('string')
-    expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-    if (input.length > 120) expect(r.detail ?? '').not.toContain(input)
-  }
-}
 
 describe('Google Cloud load balancer: real samples', () => {
   it('has the sample files', () => {
