@@ -126,14 +126,9 @@ export class Detector {
     const t = (q[this.learnHead] as AccessEvent).time
     let shells: {e: AccessEvent; app: AppState}[] | undefined
     // Copies of one record (judgeBatch drops them) teach nothing: one of them is learned.
-    let ids: Set<string> | undefined
+    const copies = new Copies()
     for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
-      if (!this.isShellPathResponse(x)) continue
-      const id = copyKey(x)
-      if (id !== undefined) {
-        if ((ids ??= new Set()).has(id)) continue
-        ids.add(id)
-      }
+      if (!this.isShellPathResponse(x) || copies.seen(x)) continue
       const app = this.appFor(x)
       if (app) (shells ??= []).push({e: x, app})
     }
@@ -180,18 +175,13 @@ export class Detector {
         else for (const i of group.sort(byContent)) order.push(i)
       }
     }
-    let ids: Set<string> | undefined
+    const copies = new Copies()
     for (const i of order) {
       const e = q[from + i] as AccessEvent
-      const id = copyKey(e)
-      if (id !== undefined) {
-        ids ??= new Set()
-        if (ids.has(id)) {
-          if (this.duplicates++ < 3) this.duplicateExamples.push(e.location)
-          release(e)
-          continue
-        }
-        ids.add(id)
+      if (copies.seen(e)) {
+        if (this.duplicates++ < 3) this.duplicateExamples.push(e.location)
+        release(e)
+        continue
       }
       this.judge(e, assets[i] as boolean, keys[i] as string)
       release(e)
@@ -411,6 +401,21 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
  * status, bytes, address, app, host or pod).
  * Events with neither are never taken for copies: two identical requests in one second are real.
  */
+/** The events of one timestamp seen so far, by copyKey: which one is a copy of one seen before. */
+class Copies {
+  private keys: Set<string> | undefined
+
+  /** True for a copy of an event seen before; an event seen for the first time is remembered. */
+  seen(e: AccessEvent): boolean {
+    const key = copyKey(e)
+    if (key === undefined) return false
+    this.keys ??= new Set()
+    if (this.keys.has(key)) return true
+    this.keys.add(key)
+    return false
+  }
+}
+
 function copyKey(e: AccessEvent): string | undefined {
   if (e.id !== undefined) return e.id
   if (e.requestId === undefined) return undefined

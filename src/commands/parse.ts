@@ -73,10 +73,7 @@ Exit codes: 0 read; 2 usage error or unreadable input; 3 an input ended early (a
       this.notice(`${terminalSafe(s.file)}: ${s.format}, ${pluralCount(s.records, 'record')}, ${s.records - s.skipped} read, ${s.skipped} rejected`)
     }
     if (more > 0) this.notice(`${pluralCount(more, 'more record')} not shown (--limit ${limit})`)
-    const records = run.stats.reduce((n, s) => n + s.records, 0)
-    const skipped = run.stats.reduce((n, s) => n + s.skipped, 0)
-    const note = lostInputNote({records, used: records - skipped, first: null, last: null, sources: [],
-      skipped: {total: skipped, byReason: {'truncated-input': cuts.length}, examples: cuts.slice(0, 3)}})
+    const note = lostInputNote({skipped: {total: cuts.length, byReason: {'truncated-input': cuts.length}, examples: cuts.slice(0, 3)}})
     if (note) {
       this.notice(note)
       this.setExitCode(EXIT.SOURCE)

@@ -13,13 +13,13 @@ export function skippedRecords(input: InputSummary): number {
 }
 
 /** Places where reading stopped before the end of an input (a gzip cut short, a document never closed). */
-export const lostInputs = (input: InputSummary): number => input.skipped.byReason['truncated-input'] ?? 0
+export const lostInputs = (input: Pick<InputSummary, 'skipped'>): number => input.skipped.byReason['truncated-input'] ?? 0
 
 /**
  * What a run that lost input says on stderr: where each input ends early. The rest of such an input
  * was never read, so nothing tells how much traffic is missing from the report.
  */
-export function lostInputNote(input: InputSummary): string | undefined {
+export function lostInputNote(input: Pick<InputSummary, 'skipped'>): string | undefined {
   const lost = lostInputs(input)
   if (lost === 0) return undefined
   const places = input.skipped.examples.filter((e) => e.reason === 'truncated-input')

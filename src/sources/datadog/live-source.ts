@@ -9,7 +9,7 @@ import type {AccessEvent} from '../../model/access-event'
 import type {DeclaredDeploy} from '../../model/deploy'
 import type {Rejection} from '../../model/rejection'
 import type {DatadogInputSummary} from '../../model/report'
-import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
+import {normalizeObject} from '../file/records'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
@@ -39,8 +39,8 @@ export class DatadogLogSource implements RecordSource {
         line++
         this.stats.records++
         const location = {file: DATADOG_SOURCE_NAME, line}
-        const log = unwrapDatadog(item)
-        const out = log ? normalizeDatadog(log, this.normalize) : {ok: false as const, reason: 'unknown-format' as const, detail: `a JSON object with keys ${Object.keys(item).slice(0, 5).join(', ')}`}
+        // As a line of an export is read: an item of no known shape is rejected with a bounded detail.
+        const out = normalizeObject(item, this.normalize)
         if (out.ok) events.push({...out.event, location})
         else {
           this.stats.skipped++

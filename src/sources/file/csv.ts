@@ -34,12 +34,12 @@ export function csvColumns(header: readonly string[]): CsvColumns | undefined {
   }
 }
 
-/** True when a first line reads as a Log Explorer CSV header. */
 /** The cells of a header line, unquoted (header names hold no commas). */
 export function csvCells(line: string): string[] {
   return line.replace(/^\uFEFF/, '').split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'))
 }
 
+/** True when a first line reads as a Log Explorer CSV header. */
 export function looksLikeCsvHeader(line: string): boolean {
   const cells = csvCells(line).map((c) => c.toLowerCase())
   if (cells.length < 2 || !cells.some((c) => TIME_NAMES.has(c))) return false

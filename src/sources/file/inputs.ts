@@ -1,9 +1,9 @@
-import {promises as fs} from 'node:fs'
+import {createReadStream, promises as fs} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {InputError} from '../errors'
-import {createReadStream} from 'node:fs'
+import {archiveOf, isGzip} from './open'
 
 /** An input as named on the command line, and the path it is read from. */
 export interface NamedInput {
@@ -96,8 +96,11 @@ async function keep(stream: Readable, path: string, name: string): Promise<void>
   }
 }
 
-/** NUL bytes and not one line break: a device of zeros, an image; not gzip (whose bytes are binary). */
+/**
+ * NUL bytes and not one line break: a device of zeros, an image. Not gzip (whose bytes are binary),
+ * nor an archive, which the reader names with the command that reads it.
+ */
 export function binaryStart(bytes: Buffer): boolean {
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return false
+  if (isGzip(bytes) || archiveOf(bytes)) return false
   return bytes.includes(0) && !bytes.includes(10)
 }

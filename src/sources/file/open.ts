@@ -42,9 +42,9 @@ export async function openInput(path: string, displayName = path): Promise<Input
       size += next.value.length
     }
     const first = Buffer.concat(start)
-    const archive = ARCHIVES.find((a) => a.magic.every((b, i) => first[i] === b))
+    const archive = archiveOf(first)
     if (archive) throw new InputError(`${displayName}: ${archive.name}, not a log file: skewscan reads plain and gzip files (${archive.hint})`, displayName)
-    const gzip = first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b
+    const gzip = isGzip(first)
     const stream = raw
     const close = (): void => {
       stream.destroy()
@@ -75,6 +75,11 @@ const ARCHIVES: readonly {magic: readonly number[]; name: string; hint: string}[
   {magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd data', hint: 'zstdcat FILE | skewscan analyze -'},
   {magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], name: 'a 7z archive', hint: '7z x -so FILE | skewscan analyze -'},
 ]
+
+/** The archive or compression a file's first bytes say it is, when it is one skewscan does not read. */
+export function archiveOf(first: Buffer): (typeof ARCHIVES)[number] | undefined {
+  return ARCHIVES.find((a) => a.magic.every((b, i) => first[i] === b))
+}
 
 /** The chunks read already, then the rest of the stream. */
 async function* prepended(start: Buffer[], rest: AsyncIterator<Buffer> | undefined): AsyncGenerator<Buffer> {
@@ -298,7 +303,7 @@ export function fileKind(path: string): FileKind | undefined {
     if (!stat.isFile()) return undefined
     fd = openSync(path, 'r')
     const magic = Buffer.alloc(2)
-    return {size: stat.size, gzip: isGzip(magic, readSync(fd, magic, 0, 2, 0))}
+    return {size: stat.size, gzip: isGzip(magic.subarray(0, readSync(fd, magic, 0, 2, 0)))}
   } catch {
     return undefined
   } finally {
@@ -306,7 +311,8 @@ export function fileKind(path: string): FileKind | undefined {
   }
 }
 
-const isGzip = (magic: Buffer, bytesRead: number): boolean => bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b
+/** Bytes that start with the gzip magic number. */
+export const isGzip = (first: Buffer): boolean => first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b
 
 function describeFsError(error: unknown): string {
   const code = (error as {code?: string}).code

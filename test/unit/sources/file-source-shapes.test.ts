@@ -13,6 +13,7 @@ import {FileSource, type SourceBatch} from '../../../src/sources/file/file-sourc
 import {cellsOf, CsvRecords, MAX_RECORD_LINES} from '../../../src/sources/file/csv-records'
 import {JsonItemSplitter} from '../../../src/sources/file/json-documents'
 import {MAX_LINE} from '../../../src/sources/file/lines'
+import {binaryStart} from '../../../src/sources/file/inputs'
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-shapes-'))
 
@@ -171,5 +172,16 @@ describe('FileSource on a named pipe (issue 14, item 9): first bytes read from t
     expect(es.length).toBeGreaterThan(100)
     expect(es.map((e) => e.location?.line)).toEqual(es.map((_, i) => i + 1))
     expect(rejections(batches)).toEqual([{reason: 'truncated-input', line: expect.any(Number), detail: expect.stringContaining('input ends early')}])
+  })
+})
+
+describe('binaryStart: what stops a stream that can be read once before it is kept', () => {
+  it('zeros without a line, but neither gzip nor an archive, which the reader names', () => {
+    const zeros = Buffer.alloc(64 * 1024)
+    expect(binaryStart(zeros)).toBe(true)
+    expect(binaryStart(Buffer.concat([Buffer.from('a log line\n'), zeros]))).toBe(false)
+    expect(binaryStart(Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), zeros]))).toBe(false)
+    // A deflated zip member: no line break in its bytes, yet "a zip archive" is the message it gets.
+    expect(binaryStart(Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), zeros]))).toBe(false)
   })
 })
