@@ -2,6 +2,7 @@ import type {AccessEvent, RecordLocation} from '../model/access-event'
 import type {DeclaredDeploy} from '../model/deploy'
 import type {FailureRecord} from '../model/report'
 import {attributeApp} from './attribute'
+import {applyCensus, type PageCensus} from './census'
 import {Detector} from './detect'
 import {type AppIdentity, fuseRollouts, inferDeploys, matchApp, type ResolvedDeploy, resolveRollout, type Rollout} from './deploys'
 import type {AppState} from './apps'
@@ -21,9 +22,13 @@ import {cmp} from '../util/compare'
 export class Analyzer {
   private readonly detector: Detector
 
-  /** `onFailure` receives every failed request of a person at `finish`, attributed; without it no detail is kept. */
-  constructor(private readonly options: AnalysisOptions, private readonly onFailure?: (f: FailureRecord) => void) {
-    this.detector = new Detector(options, onFailure !== undefined)
+  /**
+   * `onFailure` receives every failed request of a person at `finish`, attributed; without it no
+   * detail is kept. `census`: page requests counted rather than read (a live pull's), taken with
+   * the requests read.
+   */
+  constructor(private readonly options: AnalysisOptions, private readonly onFailure?: (f: FailureRecord) => void, private readonly census?: PageCensus) {
+    this.detector = new Detector(options, onFailure !== undefined, census)
   }
 
   push(e: AccessEvent): void {
@@ -50,6 +55,8 @@ export class Analyzer {
     this.detector.drain()
     const options = this.options
     const states = [...this.detector.apps.values()].sort((a, b) => cmp(a.name, b.name))
+    const census = this.census
+    if (census) for (const s of states) applyCensus(s, census)
     const builds = new Map(states.map((s) => [s, s.builds.confirm()]))
     for (const s of states) takePending(s, options.horizonMs)
     const identities: AppIdentity[] = states.map((s) => ({name: s.name, source: s.source, builds: builds.get(s)?.length ?? 0}))
@@ -70,8 +77,13 @@ export class Analyzer {
       const attribution = attributeApp(state, appBuilds, deploys, options)
       return {state, builds: appBuilds, deploys, attribution, incidents: clusterIncidents(state.name, attribution.failures, options.incidentGapMs)}
     })
-    return buildReport({apps, unmatched, traffic: this.detector.traffic, options, ...(this.onFailure ? {onFailure: this.onFailure} : {})})
+    const report = buildReport({apps, unmatched, traffic: this.detector.traffic, options, ...(this.onFailure ? {onFailure: this.onFailure} : {})})
+    this.inexactWindows = states.reduce((n, s) => n + s.timeline.inexact, 0)
+    return report
   }
+
+  /** Set by finish: windows whose page loads could only be counted by the bucket (see PageLoadTimeline). */
+  inexactWindows = 0
 }
 
 /**

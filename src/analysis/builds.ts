@@ -129,12 +129,7 @@ export class BuildTracker {
     if (time < b.aheadFirst) b.aheadFirst = time
     if (time > b.aheadLast) b.aheadLast = time
     if (upstream && this.podBuilds.get(upstream) !== b) this.podBuilds.set(detach(upstream), b)
-    const last = this.shellTimes.length - 1
-    if (last >= 0 && this.shellTimes[last] === time) this.shellCounts[last] = (this.shellCounts[last] ?? 0) + 1
-    else {
-      this.shellTimes.push(time)
-      this.shellCounts.push(1)
-    }
+    this.addShellTimes(time, 1)
     return b
   }
 
@@ -160,6 +155,44 @@ export class BuildTracker {
     gone.mergedInto = keep
     this.builds.splice(this.builds.indexOf(gone), 1)
     return keep
+  }
+
+  /**
+   * `n` shell-path responses of this length in the bucket starting at `time`, counted rather than
+   * read (census.ts): they count as learned and judged shells, learned at the bucket's start (the
+   * look-ahead stage learns them as it reaches it). Their times are not known, so they show no
+   * build served: a pull reads each length's first and last shells.
+   */
+  counted(bytes: number, time: number, n: number): void {
+    let b = this.match(bytes)
+    let rest = n
+    if (!b) {
+      // No shell of this length was read (the pull reads each length's first): learned here.
+      b = this.learn(bytes, time)
+      rest--
+    }
+    b.shellRequests += n
+    if (time > b.aheadLast) b.aheadLast = time
+    if (rest === 0) return
+    b.aheadCount += rest
+    this.addShellTimes(time, rest)
+  }
+
+  /** `n` shell-path responses at `time`, in time order (read ones come in order: appended). */
+  private addShellTimes(time: number, n: number): void {
+    const last = this.shellTimes.length - 1
+    if (last >= 0 && this.shellTimes[last] === time) this.shellCounts[last] = (this.shellCounts[last] ?? 0) + n
+    else if (last < 0 || (this.shellTimes[last] as number) < time) {
+      this.shellTimes.push(time)
+      this.shellCounts.push(n)
+    } else {
+      const at = lowerBound(this.shellTimes, time)
+      if (this.shellTimes[at] === time) this.shellCounts[at] = (this.shellCounts[at] ?? 0) + n
+      else {
+        this.shellTimes.splice(at, 0, time)
+        this.shellCounts.splice(at, 0, n)
+      }
+    }
   }
 
   /** Judging stage: a shell response of this build (and of this pod, when logged). */

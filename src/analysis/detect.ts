@@ -4,6 +4,7 @@ import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
 import {appOf, AppState} from './apps'
+import {type CountedShells, countedShells, type PageCensus} from './census'
 import {assetMatcher} from './asset-patterns'
 import type {Build} from './builds'
 import type {AnalysisOptions} from './options'
@@ -55,8 +56,13 @@ export class Detector {
   /** User agents kept for the whole run (of affected users), one copy per distinct agent. */
   private readonly keptAgents = new Map<string, string>()
 
+  /** Shells counted rather than read (census.ts), learned as the look-ahead reaches them. */
+  private readonly counted: CountedShells[]
+  private countedHead = 0
+
   /** `keepDetail`: every failure's method, status, bytes, pod and location, for `--failures` and the per-request reports. */
-  constructor(private readonly options: AnalysisOptions, private readonly keepDetail: boolean) {
+  constructor(private readonly options: AnalysisOptions, private readonly keepDetail: boolean, census?: PageCensus) {
+    this.counted = census ? countedShells(census) : []
     this.isAsset = assetMatcher(options.assetPatterns)
     this.shellPaths = new Set(options.shellPaths)
     this.traffic = options.detail ? new TrafficHistogram(10_000) : undefined
@@ -74,6 +80,17 @@ export class Detector {
   /** Judges what is left. */
   drain(): void {
     this.judgeUntil(Number.POSITIVE_INFINITY)
+    this.learnCounted(Number.POSITIVE_INFINITY)
+  }
+
+  /** The look-ahead stage, over counted shells: those of buckets starting up to `until`. */
+  private learnCounted(until: number): void {
+    const c = this.counted
+    while (this.countedHead < c.length && (c[this.countedHead] as CountedShells).time <= until) {
+      const {time, app, bytes, n} = c[this.countedHead++] as CountedShells
+      // A length's first shell is read, so its app is known by then; a count of an app never read is of nothing the report shows.
+      this.apps.get(app)?.builds.counted(bytes, time, n)
+    }
   }
 
   /** The app of a request (made on its first request); undefined when `--app` leaves it out. */
@@ -104,6 +121,7 @@ export class Detector {
       // Input is in time order and a later event exists (t < limit), so this batch is complete.
       while (end < q.length && (q[end] as AccessEvent).time === t) end++
       // Every event up to t + look-ahead has arrived (t < limit = newest - look-ahead).
+      if (this.countedHead < this.counted.length) this.learnCounted(t + lookahead)
       while (this.learnHead < q.length && (q[this.learnHead] as AccessEvent).time <= t + lookahead) this.learnSecond(q)
       const from = this.head
       this.head = end

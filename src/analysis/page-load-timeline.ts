@@ -2,11 +2,16 @@ import {lowerBound} from './builds'
 
 /**
  * When page loads of one app started, run-length encoded (logs with 1-second timestamps give long
- * runs), so a window can later ask how many page loads began inside it.
+ * runs), so a window can later ask how many page loads began inside it. Page loads counted per
+ * bucket rather than read (see census.ts) count in a window that holds their whole bucket; a
+ * window that cuts such a bucket cannot be counted exactly, and says so (`inexact`).
  */
 export class PageLoadTimeline {
   private readonly times: number[] = []
   private readonly counts: number[] = []
+  private readonly counted: {start: number; end: number; n: number}[] = []
+  /** Windows asked for that cut a counted bucket. */
+  inexact = 0
 
   add(time: number): void {
     const last = this.times.length - 1
@@ -17,10 +22,21 @@ export class PageLoadTimeline {
     }
   }
 
+  /** `n` page loads somewhere in [start, start + bucketMs). */
+  addCounted(start: number, bucketMs: number, n: number): void {
+    this.counted.push({start, end: start + bucketMs, n})
+  }
+
   /** Page loads started in [from, to]. */
   count(from: number, to: number): number {
     let n = 0
     for (let i = lowerBound(this.times, from); i < this.times.length && (this.times[i] as number) <= to; i++) n += this.counts[i] as number
+    let cut = false
+    for (const c of this.counted) {
+      if (c.start >= from && c.end - 1 <= to) n += c.n
+      else if (c.end - 1 >= from && c.start <= to) cut = true
+    }
+    if (cut) this.inexact++
     return n
   }
 }

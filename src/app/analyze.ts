@@ -3,6 +3,7 @@ import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
 import type {AnalysisOptions} from '../analysis/options'
+import type {PageCensus} from '../analysis/census'
 import type {AccessEvent} from '../model/access-event'
 import type {DeclaredDeploy} from '../model/deploy'
 import type {Rejection} from '../model/rejection'
@@ -31,6 +32,8 @@ export interface AnalyzeRequest {
   deploys?: DeclaredDeploy[]
   /** The Datadog pull's figures, read once the sources are drained (`input.datadog`). */
   datadogSummary?: () => DatadogInputSummary
+  /** Page requests the Datadog pull counts rather than reads (planned before it reads any). */
+  census?: () => PageCensus | undefined
   /** Disorder absorbed without sorting a source whole. */
   reorderWindowMs: number
   /** Writes every flagged request here as NDJSON. */
@@ -81,7 +84,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
   const analyzer = new Analyzer(req.analysis, failures || req.onFailure ? (f: FailureRecord) => {
     failures?.write(`${JSON.stringify(f)}\n`)
     if (req.onFailure) collected.push(f)
-  } : undefined)
+  } : undefined, req.census?.())
   const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize, parallel)), ...(req.sources ?? [])]
   // Sources are read interleaved, in batches of whatever size; their skipped records are told
   // source by source, in input order, so the examples do not depend on how reads interleaved.
@@ -100,6 +103,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
       if (req.onProgress && (read & ~0x3fff) !== ((read - batch.length) & ~0x3fff)) req.onProgress({records: read, time: analyzer.last})
     }
     const outcome = analyzer.finish(declared)
+    if (analyzer.inexactWindows > 0) req.onNotice?.(`page loads of ${plural(analyzer.inexactWindows, 'window')} are counted to the bucket only: the Datadog pull counted, rather than read, page requests at its edges`)
     // Handed over only once the run is final: a source re-read in order starts the analysis over.
     if (req.onFailure) for (const f of collected) req.onFailure(f)
     const skipped = new Skipped()

@@ -75,7 +75,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
       ...settings, analysis: {...settings.analysis, detail: plan.formats.includes('html')},
       inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
       onFailure: plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
-      sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, onNotice: (m) => reading.note(m), onProgress: reading.onProgress,
+      sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, census: live?.census, onNotice: (m) => reading.note(m), onProgress: reading.onProgress,
       parallel: flags.workers === undefined ? undefined : flags.workers === 0 ? false : {workers: flags.workers},
     })
     reading.done()

@@ -7,6 +7,7 @@ import type {ExportRequest} from '../app/export'
 import type {DatadogConnection} from '../sources/datadog/connection'
 import type {NormalizeOptions} from '../normalize/fields'
 import type {LiveRequest} from '../sources/datadog/live-source'
+import {APP_FACETS} from '../sources/datadog/census'
 import type {PullMode, PullSpec, PullTuning} from '../sources/datadog/pull'
 import type {StorageTier} from '../sources/datadog/puller'
 import {type AnalyzeFlags, analyzeSettings} from './analyze-options'
@@ -194,7 +195,21 @@ export function pullTuning(f: DatadogFlags): PullTuning {
 /** The live source for `analyze`: the pull settings plus how events are normalised. */
 export function liveRequest(f: DatadogFlags, env: Env, now: number, s: {analysis: AnalysisOptions; normalize: NormalizeOptions}): LiveRequest {
   const live = liveSettings(f, env, now, {...s.analysis, contentTypeField: s.normalize.fields.contentType})
-  return {...live, normalize: s.normalize}
+  const countPages = pageCounting(s.analysis, s.normalize)
+  return {...live, spec: {...live.spec, ...(countPages ? {countPages} : {})}, normalize: s.normalize}
+}
+
+/**
+ * Whether page requests can be counted on Datadog's side (see sources/datadog/census.ts), and the
+ * facets that name apps: not when the report keeps every page load's requests (--detail: the HTML
+ * report's timeline), nor when --field maps what counting groups by (the app, agent, pod, length).
+ */
+export function pageCounting(a: AnalysisOptions, n: NormalizeOptions): {appFacets: readonly string[]} | undefined {
+  if (a.detail) return undefined
+  const mapped = (['app', 'upstreamName', 'vhost', 'service', 'userAgent', 'upstream', 'version'] as const).some((k) => n.fields[k] !== undefined)
+  const source = a.appSource ?? 'auto'
+  if (mapped || source === 'key') return undefined
+  return {appFacets: APP_FACETS[source]}
 }
 
 /** The export flags: the Datadog flags, the narrowing subset of the analysis flags, the output. */

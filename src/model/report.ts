@@ -61,6 +61,12 @@ export interface DatadogInputSummary {
      * its build served), by the facet that names them; facet null, with the reason, when none could be.
      */
     pods?: {facet: string | null; count: number; reason?: string}
+    /**
+     * Page requests counted on Datadog's side (per app, bucket, length and user agent) rather than
+     * read: page requests are read only in `bucketsRead` buckets (around failures, builds' and pods'
+     * first and last responses, deploys). Unused, with the reason, when they could not be counted exactly.
+     */
+    pageCounts?: {used: boolean; reason?: string; bucketSeconds?: number; bucketsRead?: number; pageLoadsCounted?: number}
   }
   /** Events of the range matching the user's query, by the aggregate count; null when it could not be counted. */
   held: number | null

@@ -8,6 +8,7 @@ import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import type {DatadogConnection} from '../../src/config/datadog'
 import type {AnalysisReport} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import {APP_FACETS} from '../../src/sources/datadog/census'
 import {openDatadogLogs} from '../../src/sources/datadog/live-source'
 import type {DatadogPull, PullHooks, PullMode, PullPlan, PullSpec, PullTuning} from '../../src/sources/datadog/pull'
 import type {Pulled} from '../../src/sources/datadog/puller'
@@ -32,7 +33,7 @@ export function spec(mode: PullMode, over: Partial<PullSpec> = {}): PullSpec {
   return {
     query: QUERY, range: RANGE, scope: {}, mode,
     narrowing: {assetPatterns: DEFAULT_OPTIONS.assetPatterns, shellPaths: DEFAULT_OPTIONS.shellPaths, lengthTolerance: 0},
-    windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, ...over,
+    windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, countPages: {appFacets: APP_FACETS.auto}, ...over,
   }
 }
 
@@ -80,7 +81,7 @@ export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Pr
     }
   }
   const report = await analyze({
-    inputs: [], sources: [live.source], deploys: live.deploys, datadogSummary: live.summary,
+    inputs: [], sources: [live.source], deploys: live.deploys, datadogSummary: live.summary, census: live.census,
     normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000, onNotice: (m) => notices.push(m),
   })
   return {report, notices, items, plan: await pull.plan(), ms: Date.now() - started}

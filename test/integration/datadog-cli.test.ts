@@ -62,7 +62,7 @@ describe('skewscan analyze --from/--to against the Datadog API', () => {
     // At most what the range holds: on this small fixture the pods' joined edges read all their requests.
     expect(dd.pulled).toBeLessThanOrEqual(dd.held)
     const share = String(Math.round((dd.pulled / held) * 1000) / 10).replace('.', '\\.')
-    expect(r.stderr).toMatch(new RegExp(`Datadog: pulled ${dd.pulled} events \\(${share}% of ${held} in the range\\) with \\d+ requests \\(\\d+ search, 7 aggregate, \\d+ events, 0 retries\\) in ${dd.slices} slices, 1 asset window \\(\\d+ of 50 min\\)`))
+    expect(r.stderr).toMatch(new RegExp(`Datadog: pulled ${dd.pulled} events \\(${share}% of ${held} in the range\\) with \\d+ requests \\(\\d+ search, 10 aggregate, \\d+ events, 0 retries\\) in ${dd.slices} slices, 1 asset window \\(\\d+ of 50 min\\)`))
     // Piped stderr: no progress line.
     expect(r.stderr).not.toMatch(/datadog: (slices|counting)/)
     expectNoKeys(r.stdout, r.stderr)

@@ -262,16 +262,28 @@ describe('requests as Datadog expects them on the wire', () => {
     const firstPages = searches.filter((r) => r.body.page.cursor === undefined)
     expect(firstPages.length).toBe(live.report.input.datadog?.slices)
     const aggregates = server.requestsTo('logs-aggregate')
-    // Count, shell lengths, candidate buckets by user agent (windows open around people's only),
-    // the page, asset and candidate streams' own counts (to cut and estimate their slices), each
-    // pod's requests per bucket.
-    const group = ['compute', 'filter', 'group_by']
-    expect(aggregates.map((r) => Object.keys(r.body).sort())).toEqual([['compute', 'filter'], group, group, ['compute', 'filter'], ['compute', 'filter'], ['compute', 'filter'], group])
-    expect(aggregates[1]?.body.group_by).toEqual([{facet: '@network.bytes_written', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
-    expect(aggregates[2]?.body.group_by).toEqual([{facet: '@http.useragent', limit: 10000, missing: 'n/a', sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
-    expect([3, 4, 5].map((i) => aggregates[i]?.body.filter.query)).toEqual(live.plan.streams.slice(0, 3).map((st) => st.query))
-    expect(aggregates[6]?.body.group_by).toEqual([{facet: '@network.destination.ip', limit: 10000, sort: {aggregation: 'count', order: 'desc', type: 'measure'}}])
-    expect(aggregates[6]?.body.compute).toEqual([{aggregation: 'count', type: 'timeseries', interval: '1m'}])
+    // Count; the shell-path requests per app and length (by the first app facet that names them
+    // all, the pipeline's proxy.name here) and people's page loads per
+    // app and agent, counted rather than read; candidate buckets by user agent (windows open around
+    // people's only); each pod's requests per bucket; each pod's shells per length (its first
+    // shell is read); the page, route, asset and candidate streams' own counts (to cut and estimate
+    // their slices).
+    const sort = {aggregation: 'count', order: 'desc', type: 'measure'}
+    const series = [{aggregation: 'count', type: 'timeseries', interval: '1m'}]
+    const grouped = aggregates.map((r) => (r.body.group_by as {facet: string}[] | undefined)?.map((g) => g.facet) ?? null)
+    expect(grouped).toEqual([
+      null,
+      ['@proxy.name', '@network.bytes_written'], ['@proxy.name', '@http.useragent'],
+      ['@http.useragent'], ['@network.destination.ip'], ['@network.destination.ip', '@network.bytes_written'],
+      null, null, null, null,
+    ])
+    expect(aggregates[1]?.body.group_by).toEqual([{facet: '@proxy.name', limit: 20, missing: 'skewscan-none', sort}, {facet: '@network.bytes_written', limit: 500, sort}])
+    expect(aggregates[2]?.body.group_by).toEqual([{facet: '@proxy.name', limit: 20, sort}, {facet: '@http.useragent', limit: 500, missing: 'skewscan-none', sort}])
+    expect(aggregates[3]?.body.group_by).toEqual([{facet: '@http.useragent', limit: 10000, missing: 'n/a', sort}])
+    expect(aggregates[4]?.body.group_by).toEqual([{facet: '@network.destination.ip', limit: 10000, sort}])
+    for (const i of [1, 2, 3, 4, 5]) expect(aggregates[i]?.body.compute).toEqual(series)
+    expect([6, 7, 8, 9].map((i) => aggregates[i]?.body.filter.query)).toEqual(live.plan.streams.slice(0, 4).map((st) => st.query))
+    expect(live.plan.streams.map((st) => st.name)).toEqual(['pages', 'routes', 'assets', 'candidates', 'edges'])
     expect(aggregates[0]?.body.filter.storage_tier).toBe('flex')
     for (const r of server.requests) {
       expect(r.headers['dd-api-key']).toBe(API_KEY)
@@ -283,14 +295,18 @@ describe('requests as Datadog expects them on the wire', () => {
     const server = await fake('rolling-round-robin')
     const live = await liveAnalyze(server, {mode: 'windows'})
     const queries = [...new Set(server.requestsTo('logs-search').map((r) => r.body.filter.query as string))]
-    const [pages, assets, candidates, ...edges] = live.plan.streams
-    expect([pages?.name, assets?.name, candidates?.name]).toEqual(['pages', 'assets', 'candidates'])
-    expect(new Set(queries)).toEqual(new Set([pages?.query, assets?.query, ...(candidates?.slices.length ? [candidates.query] : []), ...(edges[0]?.slices ?? []).map((sl) => sl.query)]))
+    const [pages, routes, assets, candidates, ...edges] = live.plan.streams
+    expect([pages?.name, routes?.name, assets?.name, candidates?.name]).toEqual(['pages', 'routes', 'assets', 'candidates'])
+    expect(new Set(queries)).toEqual(new Set([pages?.query, routes?.query, assets?.query, ...(candidates?.slices.length ? [candidates.query] : []), ...(edges[0]?.slices ?? []).map((sl) => sl.query)]))
     for (const q of queries) {
       expect(q.startsWith(`(${QUERY}) @http.method:`)).toBe(true)
       expect(q).toMatch(/@http\.url_details\.path:\(\\\/_build\\\/\* OR /)
     }
-    expect(pages?.query).toContain('@network.bytes_written:(1832 OR 1851)')
+    const assetTerm = String.raw`@http.url_details.path:(\/_build\/* OR \/assets\/* OR \/static\/* OR \/_next\/static\/* OR \/_app\/immutable\/* OR *.js OR *.JS OR *.mjs OR *.MJS OR *.cjs OR *.CJS OR *.css OR *.CSS OR *.map OR *.MAP OR *.wasm OR *.WASM)`
+    // Shell paths in the buckets read; other routes by the shells' lengths, over the whole range.
+    expect(pages?.query).toBe(`(${QUERY}) @http.method:GET -${assetTerm} @http.url_details.path:(\\/ OR \\/index.html)`)
+    expect(routes?.query).toBe(`(${QUERY}) @http.method:GET -${assetTerm} -@http.url_details.path:(\\/ OR \\/index.html) @network.bytes_written:(1832 OR 1851)`)
+    expect(routes?.slices).toEqual([expect.objectContaining({from: RANGE.from, to: RANGE.to})])
     // A pod's edge: its requests the other streams leave out, by its address.
     for (const sl of edges[0]?.slices ?? []) expect(sl.query).toMatch(/^\(service:ingress-nginx\) @http\.method:\(GET OR HEAD\) @network\.destination\.ip:(\(10\.1\.\d+\.\d+( OR 10\.1\.\d+\.\d+)*\)|10\.1\.\d+\.\d+) /)
   })

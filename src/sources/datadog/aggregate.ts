@@ -169,3 +169,44 @@ function series(raw: unknown, bucketMs: number, align = true): Map<number, numbe
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
+
+/** One level of a nested group-by: its facet, how many values it lists, and the value of logs without it. */
+export interface GroupLevel {
+  facet: string
+  limit: number
+  missing?: string
+}
+
+/** Counts per time bucket of each combination of the levels' values, and whether every level listed all its values. */
+export interface GroupedSeries {
+  groups: {by: string[]; counts: Map<number, number>}[]
+  complete: boolean
+}
+
+/**
+ * A timeseries count grouped by nested facets (outer first). `complete` is false when a level may
+ * have had more values than its limit lists: the counts of the others are then unknown.
+ */
+export async function groupedSeries(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}, levels: readonly GroupLevel[]): Promise<GroupedSeries> {
+  const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'timeseries', interval: bucket.interval}],
+    levels.map((l) => ({facet: l.facet, limit: l.limit, ...(l.missing === undefined ? {} : {missing: l.missing}), sort: {aggregation: 'count', order: 'desc', type: 'measure'}})))
+  const groups: GroupedSeries['groups'] = []
+  for (const b of buckets) {
+    const by = levels.map((l) => b.by[l.facet])
+    if (by.some((v) => typeof v !== 'string' && typeof v !== 'number')) continue
+    groups.push({by: by.map(String), counts: series(b.computes.c0, bucket.ms)})
+  }
+  // A level lists at most `limit` values under each value of the level above it: one that listed
+  // that many may have had more.
+  const complete = levels.every((l, i) => {
+    const seen = new Map<string, Set<string>>()
+    for (const g of groups) {
+      const parent = g.by.slice(0, i).join('\u0000')
+      let s = seen.get(parent)
+      if (!s) seen.set(parent, (s = new Set()))
+      s.add(g.by[i] as string)
+    }
+    return [...seen.values()].every((s) => s.size < l.limit)
+  }) && buckets.length < GROUP_LIMIT
+  return {groups, complete}
+}

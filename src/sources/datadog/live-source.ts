@@ -14,6 +14,7 @@ import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {pullDeployEvents} from './deploy-events'
+import type {PageCensus} from '../../analysis/census'
 import {DatadogPull, type PullHooks, type PullSpec, type PullTuning} from './pull'
 import type {PullEstimate} from './estimate'
 
@@ -69,6 +70,8 @@ export interface LiveLogs {
   summary: () => DatadogInputSummary
   /** What the planned pull will cost (one search request when the search limit is not known yet). */
   estimate: () => Promise<PullEstimate>
+  /** Page requests the pull counts rather than reads, for the analysis. */
+  census: () => PageCensus | undefined
 }
 
 /**
@@ -76,13 +79,16 @@ export interface LiveLogs {
  * fallbacks come before the analysis and a bad key fails before any log is pulled.
  */
 export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): Promise<LiveLogs> {
-  const pull = new DatadogPull(req.connection, req.spec, req.tuning, hooks)
+  const spec: PullSpec = {...req.spec}
+  const pull = new DatadogPull(req.connection, spec, req.tuning, hooks)
   let deploys: DeclaredDeploy[] = []
   if (req.deployQuery !== undefined) {
     const r = await pullDeployEvents(pull.client, req.deployQuery, req.deployRange ?? req.spec.range, hooks.onNotice)
     deploys = r.deploys
     pull.deployEvents = {api: r.api, events: r.events, deploys: r.deploys.length, ...(r.fallbackReason ? {fallbackReason: r.fallbackReason} : {})}
+    // Page loads of the deploys' windows are counted exactly only where page requests are read.
+    spec.deployTimes = deploys.flatMap((d) => (d.end === undefined ? [d.start] : [d.start, d.end]))
   }
   await pull.plan()
-  return {source: new DatadogLogSource(pull, req.normalize), deploys, summary: () => pull.summary(), estimate: () => pull.estimate()}
+  return {source: new DatadogLogSource(pull, req.normalize), deploys, summary: () => pull.summary(), estimate: () => pull.estimate(), census: () => pull.census()}
 }

@@ -189,3 +189,33 @@ function mergeRanges(ranges: TimeRange[]): TimeRange[] {
   }
   return out
 }
+
+/**
+ * The buckets (start times) whose page requests a pull reads when it counts the rest: every bucket
+ * a window overlaps, and every bucket an edge overlaps with the one before and after it (the
+ * analysis learns shells a bucket ahead of judging, and widens deploy windows by a margin).
+ */
+export function readBuckets(windows: readonly TimeRange[], edges: readonly TimeRange[], bucketMs: number, range: TimeRange): Set<number> {
+  const out = new Set<number>()
+  const add = (from: number, to: number, pad: number): void => {
+    const first = Math.floor(from / bucketMs) * bucketMs - pad * bucketMs
+    for (let t = first; t < to + pad * bucketMs; t += bucketMs) if (t + bucketMs > range.from && t < range.to) out.add(t)
+  }
+  for (const w of windows) if (w.to > w.from) add(w.from, w.to, 0)
+  for (const e of edges) add(e.from, Math.max(e.to, e.from + 1), 1)
+  return out
+}
+
+/** Buckets as time ranges, adjacent ones joined, clipped to the range. */
+export function bucketRanges(buckets: ReadonlySet<number>, bucketMs: number, range: TimeRange): TimeRange[] {
+  const out: TimeRange[] = []
+  for (const t of [...buckets].sort((a, b) => a - b)) {
+    const from = Math.max(range.from, t)
+    const to = Math.min(range.to, t + bucketMs)
+    if (to <= from) continue
+    const last = out[out.length - 1]
+    if (last && last.to >= from) last.to = Math.max(last.to, to)
+    else out.push({from, to})
+  }
+  return out
+}

@@ -11,12 +11,14 @@ import {bucketsOfPeople, bucketsWithEvents, countEvents, lengthsServed, POD_FACE
 import {AgentClassifier} from '../../analysis/request-kinds'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
 import {isRedirectRefused} from './errors'
-import {type BucketCounts, bucketFor, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, type Slice} from './plan'
+import {type BucketCounts, bucketFor, bucketRanges, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets, type Slice} from './plan'
 import {PAGE_LIMIT, type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
 import type {RetryPolicy} from './retry'
 import {plural} from '../../util/plural'
 import {estimatePull, type PullEstimate} from './estimate'
+import type {PageCensus} from '../../analysis/census'
+import {censusOf, countShells, type ShellCount, shellsByPod} from './census'
 
 export type PullMode = 'windows' | 'narrowed' | 'all'
 
@@ -31,6 +33,14 @@ export interface PullSpec {
   windowPadMs: number
   /** ... and this far after it. */
   windowTailMs: number
+  /**
+   * Count page requests on Datadog's side and read them only where the analysis needs their times
+   * (`analyze` does; an export, which must hold every event it stands for, does not): the facets
+   * that name apps, in the order the analysis looks.
+   */
+  countPages?: {appFacets: readonly string[]}
+  /** Declared deploys' times (deploy events): page requests around them are read. */
+  deployTimes?: readonly number[]
 }
 
 export interface PullTuning {
@@ -59,9 +69,13 @@ export interface PullPlan {
   shellLengths: number[]
   /** The time asset requests are pulled from: the windows, or the whole range. */
   windows: TimeRange[]
-  streams: {name: 'pages' | 'assets' | 'candidates' | 'narrowed' | 'all' | 'edges'; query: string; slices: Slice[]}[]
+  streams: {name: 'pages' | 'routes' | 'assets' | 'candidates' | 'narrowed' | 'all' | 'edges'; query: string; slices: Slice[]}[]
   /** The pods whose first and last responses were pulled (see edges), and by which facet. */
   pods?: {facet: string | null; count: number; reason?: string}
+  /** Page requests counted rather than read (the pages stream reads its `read` buckets only). */
+  census?: PageCensus
+  /** Why page requests were read in full when they were to be counted. */
+  censusReason?: string
 }
 
 /** Where a resumed pull starts: the last time written, and the ids already written at that time. */
@@ -89,6 +103,11 @@ export class DatadogPull {
   async plan(): Promise<PullPlan> {
     this.planned ??= await planPull(this.client, this.spec, this.tuning, this.hooks)
     return this.planned
+  }
+
+  /** Page requests the plan counts rather than reads (undefined when it reads them all). */
+  census(): PageCensus | undefined {
+    return this.planned?.census
   }
 
   use(plan: PullPlan): void {
@@ -159,7 +178,10 @@ export class DatadogPull {
     const seconds = (ms: number): number => Math.round(ms / 100) / 10
     return {
       query: this.spec.query, from: iso(this.spec.range.from), to: iso(this.spec.range.to), site: this.connection.site, pull: this.spec.mode,
-      narrowing: {aggregate: plan?.aggregate ?? 'not-asked', ...(plan?.reason ? {reason: plan.reason} : {}), shellLengths: plan?.shellLengths ?? [], ...(plan?.pods ? {pods: plan.pods} : {})},
+      narrowing: {
+        aggregate: plan?.aggregate ?? 'not-asked', ...(plan?.reason ? {reason: plan.reason} : {}), shellLengths: plan?.shellLengths ?? [], ...(plan?.pods ? {pods: plan.pods} : {}),
+        ...(this.spec.countPages && this.spec.mode === 'windows' ? {pageCounts: pageCounts(plan)} : {}),
+      },
       held: plan?.held ?? null,
       pulled: this.emitted,
       duplicates: (this.puller?.duplicates ?? 0) + this.duplicatesDropped,
@@ -219,7 +241,13 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
   }
   if (heldReason !== undefined) return fallBack(heldReason)
   try {
-    const shells = await lengthsServed(client, spec.scope, q.shellResponses(), spec.range)
+    const ask = {client, scope: spec.scope, range: spec.range, bucket}
+    let counted: ShellCount | undefined
+    if (spec.mode === 'windows' && spec.countPages) {
+      counted = await countShells(ask, q, spec.countPages.appFacets).catch((error: unknown) => ({reason: reasonOf(error)}))
+      if ('reason' in counted) hooks.onNotice?.(`Datadog page requests cannot be counted on Datadog's side (${counted.reason}): reading every one of the range`)
+    }
+    const shells = counted && !('reason' in counted) ? {lengths: counted.lengths, complete: true} : await lengthsServed(client, spec.scope, q.shellResponses(), spec.range)
     if (!shells.complete) return fallBack(`more than ${shells.lengths.length} distinct shell lengths`)
     const lengths = lengthValues(shells.lengths, spec.narrowing.lengthTolerance)
     if (lengths === undefined) return fallBack(`${shells.lengths.length} shell lengths with --length-tolerance ${spec.narrowing.lengthTolerance} are too many to list in a query`)
@@ -237,19 +265,38 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     })
     const candidates = people ?? await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
     const windows = planWindows(candidates, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range)
+    const edges = await edgesOf(client, spec, q, lengths, bucket, windows)
+    const read = counted && !('reason' in counted) ? await pagesToRead(ask, q, spec, counted, edges, windows) : counted
+    if (read && 'reason' in read && read !== counted) hooks.onNotice?.(`Datadog page requests cannot be counted on Datadog's side (${read.reason}): reading every one of the range`)
+    const pages = read && !('reason' in read)
+      ? [
+        {name: 'pages' as const, query: q.shellPageRequests(), slices: await slices(q.shellPageRequests(), bucketRanges(read.buckets, bucket.ms, spec.range))},
+        ...(lengths.length === 0 ? [] : [{name: 'routes' as const, query: q.routeRequests(lengths), slices: await slices(q.routeRequests(lengths), whole)}]),
+      ]
+      : [{name: 'pages' as const, query: q.pageRequests(lengths), slices: await slices(q.pageRequests(lengths), whole)}]
     const plan: PullPlan = {
       held, aggregate: 'used', shellLengths: shells.lengths, windows,
       streams: [
-        {name: 'pages', query: q.pageRequests(lengths), slices: await slices(q.pageRequests(lengths), whole)},
+        ...pages,
         {name: 'assets', query: q.assetRequests(), slices: await slices(q.assetRequests(), windows)},
         // Outside the windows only: inside them the asset stream has them.
         {name: 'candidates', query: q.candidates(lengths), slices: await slices(q.candidates(lengths), outside(windows, spec.range))},
       ],
+      ...(read && !('reason' in read) ? {census: read.census} : read ? {censusReason: read.reason} : {}),
     }
-    return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, windows))
+    return withEdges(plan, edges)
   } catch (error: unknown) {
     return fallBack(reasonOf(error))
   }
+}
+
+/** What the plan counted of page requests rather than read: `input.datadog.narrowing.pageCounts`. */
+function pageCounts(plan: PullPlan | undefined): NonNullable<DatadogInputSummary['narrowing']['pageCounts']> {
+  const c = plan?.census
+  if (!c) return {used: false, reason: plan?.censusReason ?? plan?.reason ?? 'the pull was not planned'}
+  let pageLoads = 0
+  for (const a of Object.values(c.apps)) for (const [, n] of a.pageLoads) pageLoads += n
+  return {used: true, bucketSeconds: c.bucketMs / 1000, bucketsRead: c.read.length, pageLoadsCounted: pageLoads}
 }
 
 /** The parts of a range that no window (in time order, not overlapping) covers. */
@@ -267,6 +314,34 @@ function outside(windows: readonly TimeRange[], range: TimeRange): TimeRange[] {
 interface Edges {
   pods: NonNullable<PullPlan['pods']>
   slices: Slice[]
+  /** Each pod's edges (first response, last few). */
+  ranges: TimeRange[]
+}
+
+/**
+ * The buckets whose page requests are read, and the census of the rest: around the asset windows,
+ * each length's first and last shells (its first and last time served), each pod's edges and
+ * first shell of each length (which teaches the pod's build; every shell of a pod that served
+ * several lengths), and the declared deploys' times.
+ */
+async function pagesToRead(ask: {client: DatadogClient; scope: SearchScope; range: TimeRange; bucket: {ms: number; interval: string}}, q: QueryBuilder, spec: PullSpec, counted: Exclude<ShellCount, {reason: string}>, edges: Edges, windows: TimeRange[]): Promise<{buckets: Set<number>; census: PageCensus} | {reason: string}> {
+  const {bucket, range} = ask
+  const around: TimeRange[] = [...edges.ranges, ...(spec.deployTimes ?? []).map((t) => ({from: t, to: t + 1}))]
+  for (const app of counted.apps.values()) for (const series of app.shells.values()) around.push(...podEdges(series, bucket.ms, RECENT_EVIDENCE, range))
+  if (edges.pods.facet !== null) {
+    const perLength = Math.max(0, ...[...counted.apps.values()].map((a) => a.shells.size))
+    const r = await shellsByPod(ask, q, edges.pods.facet, perLength).catch((error: unknown) => ({reason: reasonOf(error)}))
+    if ('reason' in r) return r
+    const pods = r.pods
+    const lengthsOf = new Map<string, number>()
+    for (const p of pods) lengthsOf.set(p.pod, (lengthsOf.get(p.pod) ?? 0) + 1)
+    for (const p of pods) {
+      const times = [...p.counts].filter(([, n]) => n > 0).map(([t]) => t).sort((a, b) => a - b)
+      for (const t of (lengthsOf.get(p.pod) ?? 0) > 1 ? times : times.slice(0, 1)) around.push({from: t, to: t + bucket.ms})
+    }
+  }
+  const buckets = readBuckets(windows, around, bucket.ms, range)
+  return {buckets, census: censusOf(counted, buckets, bucket.ms)}
 }
 
 /**
@@ -280,7 +355,7 @@ async function edgesOf(client: DatadogClient, spec: PullSpec, q: QueryBuilder, l
   const activity = await podActivity(client, spec.scope, q.readable(), spec.range, bucket, (error) => {
     failure ??= reasonOf(error)
   })
-  if (!activity) return {pods: {facet: null, count: 0, reason: failure ?? `no log names the pod that answered (${POD_FACETS.join(', ')})`}, slices: []}
+  if (!activity) return {pods: {facet: null, count: 0, reason: failure ?? `no log names the pod that answered (${POD_FACETS.join(', ')})`}, slices: [], ranges: []}
   const pods = activity.pods.map((p) => ({value: p.value, edges: podEdges(p.counts, bucket.ms, RECENT_EVIDENCE, spec.range)}))
   // A joined slice's events, at most: its pods' requests in the buckets it spans (pages and assets included).
   const byPod = new Map(activity.pods.map((p) => [p.value, p.counts]))
@@ -292,7 +367,7 @@ async function edgesOf(client: DatadogClient, spec: PullSpec, q: QueryBuilder, l
   const slices = joinEdgeSlices(edgeSlices(pods, windows), windows, estimate, PAGE_LIMIT).map((e): Slice => ({
     from: e.from, to: e.to, query: q.podRequests(activity.facet, e.pods, lengths, windows !== undefined && !e.inWindow),
   }))
-  return {pods: {facet: activity.facet, count: pods.length, ...(activity.complete ? {} : {reason: 'more pods than one aggregate lists: the edges of some are not pulled'})}, slices}
+  return {pods: {facet: activity.facet, count: pods.length, ...(activity.complete ? {} : {reason: 'more pods than one aggregate lists: the edges of some are not pulled'})}, slices, ranges: pods.flatMap((p) => p.edges)}
 }
 
 function withEdges(plan: PullPlan, edges: Edges): PullPlan {

@@ -124,6 +124,21 @@ export class QueryBuilder {
     return and(this.user, '@http.method:(GET OR HEAD)', podTerm, `-(${this.pageTerms(lengths).join(' ')})`, withAssets ? '' : `-${this.assets}`)
   }
 
+  /** GET on a shell path, any status: what a pull reads of page loads where it reads them all. */
+  shellPageRequests(): string {
+    return and(this.user, '@http.method:GET', `-${this.assets}`, this.shells)
+  }
+
+  /** The shell-path requests that start a page load: a shell with a body, or a revalidated one (304). */
+  shellPageLoads(): string {
+    return and(this.user, '@http.method:GET', `-${this.assets}`, this.shells, '((@http.status_code:[200 TO 299] @network.bytes_written:[1 TO *]) OR @http.status_code:304)')
+  }
+
+  /** GET on another non-asset path answered with a shell's length: deep links, read in full. */
+  routeRequests(lengths: readonly number[]): string {
+    return and(this.user, '@http.method:GET', `-${this.assets}`, `-${this.shells}`, anyOf('@network.bytes_written', lengths.map(String)))
+  }
+
   /** Successful responses on shell paths: grouped by length, they are the fingerprints. */
   shellResponses(): string {
     return and(this.user, '@http.method:GET', `-${this.assets}`, this.shells, '@http.status_code:[200 TO 299]')

@@ -1,4 +1,4 @@
-import {bucketFor, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges} from '../../../../src/sources/datadog/plan'
+import {bucketFor, bucketRanges, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets} from '../../../../src/sources/datadog/plan'
 
 const T = Date.parse('2026-11-29T14:00:00Z')
 const MIN = 60_000
@@ -145,5 +145,18 @@ describe('joinEdgeSlices', () => {
     const big = () => 0
     expect(joinEdgeSlices([edge(0, 1, ['a']), edge(8, 9, ['b']), edge(5, 6, ['c'], true)], windows, big, 1000)).toEqual([edge(0, 1, ['a']), edge(8, 9, ['b']), edge(5, 6, ['c'], true)])
     expect(joinEdgeSlices([edge(0, 1, ['a']), edge(2, 3, ['b'])], windows, big, 1000)).toEqual([edge(0, 3, ['a', 'b'])])
+  })
+})
+
+describe('readBuckets and bucketRanges: where page requests are read when the rest is counted', () => {
+  const range = {from: T + 30_000, to: T + 60 * MIN}
+  it('every bucket a window overlaps; every bucket an edge overlaps, with one either side; clipped to the range', () => {
+    const read = readBuckets([{from: T + 10 * MIN + 5_000, to: T + 12 * MIN}], [{from: T + 30 * MIN, to: T + 31 * MIN}, {from: T + 45 * MIN + 1, to: T + 45 * MIN + 2}, {from: T, to: T + 1}], MIN, range)
+    expect([...read].sort((a, b) => a - b).map((t) => (t - T) / MIN)).toEqual([0, 1, 10, 11, 29, 30, 31, 44, 45, 46])
+  })
+  it('as ranges: adjacent buckets joined, the first and last clipped to the range', () => {
+    const read = new Set([T, T + MIN, T + 10 * MIN, T + 11 * MIN, T + 59 * MIN])
+    expect(bucketRanges(read, MIN, range)).toEqual([{from: T + 30_000, to: T + 2 * MIN}, {from: T + 10 * MIN, to: T + 12 * MIN}, {from: T + 59 * MIN, to: T + 60 * MIN}])
+    expect(bucketRanges(new Set(), MIN, range)).toEqual([])
   })
 })

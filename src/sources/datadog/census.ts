@@ -1,0 +1,113 @@
+/**
+ * Counting page requests on Datadog's side (see analysis/census.ts): the shell-path requests per
+ * app, length and bucket, people's page loads per app and bucket (crawlers and the probe left out
+ * by their user agent, as the analysis tells them), and which pods answered which length. A pull
+ * then reads page requests only in the buckets where the analysis needs their times.
+ */
+import type {AppCensus, PageCensus} from '../../analysis/census'
+import {AgentClassifier} from '../../analysis/request-kinds'
+import type {TimeRange} from '../../config/time-range'
+import {GROUP_LIMIT, groupedSeries, type GroupedSeries} from './aggregate'
+import type {DatadogClient} from './client'
+import type {SearchScope} from './puller'
+import type {QueryBuilder} from './query'
+
+/** What names an app, in the order the analysis looks (apps.ts appOf). */
+export const APP_FACETS: Record<'auto' | 'upstream' | 'host' | 'service', readonly string[]> = {
+  auto: ['@proxy.name', '@proxy_upstream_name', '@http.url_details.host', 'service'],
+  upstream: ['@proxy.name', '@proxy_upstream_name'],
+  host: ['@http.url_details.host'],
+  service: ['service'],
+}
+
+/** The value a group-by gives logs without its facet (an app facet no request carries is skipped). */
+const MISSING = 'skewscan-none'
+const AGENT_FACET = '@http.useragent'
+/** Apps one census lists at most (nested group-bys multiply: apps × agents ≤ GROUP_LIMIT). */
+const MAX_APPS = 20
+
+/** The shells and page loads counted per app; `reason` when they cannot be counted exactly. */
+export type ShellCount = {apps: Map<string, AppShells>; lengths: number[]; facet: string | null} | {reason: string}
+
+export interface AppShells {
+  shells: Map<number, Map<number, number>>
+  pageLoads: Map<number, number>
+}
+
+interface Ask {
+  client: DatadogClient
+  scope: SearchScope
+  range: TimeRange
+  bucket: {ms: number; interval: string}
+}
+
+/**
+ * The shell-path responses per app and length, and people's page loads per app: the app facet is
+ * the first of `facets` that every shell-path request carries (one no request carries is skipped;
+ * one only some carry cannot name apps as the analysis does: not counted).
+ */
+export async function countShells(ask: Ask, q: QueryBuilder, facets: readonly string[]): Promise<ShellCount> {
+  const {client, scope, range, bucket} = ask
+  let chosen: {facet: string | null; shells: GroupedSeries} | undefined
+  for (const facet of facets) {
+    const shells = await groupedSeries(client, scope, q.shellResponses(), range, bucket, [{facet, limit: MAX_APPS, missing: MISSING}, {facet: '@network.bytes_written', limit: Math.floor(GROUP_LIMIT / MAX_APPS)}])
+    if (!shells.complete) return {reason: `more than ${MAX_APPS} apps or ${Math.floor(GROUP_LIMIT / MAX_APPS)} shell lengths of one app`}
+    const missing = shells.groups.filter((g) => g.by[0] === MISSING).length
+    if (missing === 0 || shells.groups.length === 0) {
+      chosen = {facet, shells}
+      break
+    }
+    if (missing < shells.groups.length) return {reason: `only some shell requests carry ${facet}, which names their app`}
+  }
+  // No facet names any app: every request is of the one unnamed app.
+  chosen ??= {facet: null, shells: await groupedSeries(client, scope, q.shellResponses(), range, bucket, [{facet: '@network.bytes_written', limit: GROUP_LIMIT}])}
+  if (!chosen.shells.complete) return {reason: `more than ${GROUP_LIMIT} shell lengths`}
+  const apps = new Map<string, AppShells>()
+  const appOf = (name: string): AppShells => {
+    let a = apps.get(name)
+    if (!a) apps.set(name, (a = {shells: new Map(), pageLoads: new Map()}))
+    return a
+  }
+  const lengths = new Set<number>()
+  for (const g of chosen.shells.groups) {
+    const [name, bytes] = chosen.facet === null ? ['', Number(g.by[0])] : [g.by[0] as string, Number(g.by[1])]
+    if (!Number.isInteger(bytes) || bytes <= 0) continue
+    lengths.add(bytes)
+    appOf(name).shells.set(bytes, g.counts)
+  }
+  const agents = new AgentClassifier()
+  const appLevel = chosen.facet === null ? [] : [{facet: chosen.facet, limit: MAX_APPS}]
+  const agentLimit = Math.floor(GROUP_LIMIT / (chosen.facet === null ? 1 : MAX_APPS))
+  const loads = await groupedSeries(client, scope, q.shellPageLoads(), range, bucket, [...appLevel, {facet: AGENT_FACET, limit: agentLimit, missing: MISSING}])
+  if (!loads.complete) return {reason: `more than ${agentLimit} user agents load pages of one app`}
+  for (const g of loads.groups) {
+    const [name, agent] = chosen.facet === null ? ['', g.by[0] as string] : [g.by[0] as string, g.by[1] as string]
+    if (agents.kind(agent === MISSING ? '' : agent) !== undefined) continue
+    const into = appOf(name).pageLoads
+    for (const [t, n] of g.counts) into.set(t, (into.get(t) ?? 0) + n)
+  }
+  return {apps, lengths: [...lengths].sort((a, b) => a - b), facet: chosen.facet}
+}
+
+/** Which pods answered which shell length, per bucket: a pod's first shell teaches its build. */
+export async function shellsByPod(ask: Ask, q: QueryBuilder, podFacet: string, lengths: number): Promise<{pods: {pod: string; bytes: number; counts: Map<number, number>}[]} | {reason: string}> {
+  const perPod = Math.max(2, lengths + 1)
+  const podLimit = Math.floor(GROUP_LIMIT / perPod)
+  const r = await groupedSeries(ask.client, ask.scope, q.shellResponses(), ask.range, ask.bucket, [{facet: podFacet, limit: podLimit}, {facet: '@network.bytes_written', limit: perPod}])
+  if (!r.complete) return {reason: `more than ${podLimit} pods answered shells`}
+  return {pods: r.groups.map((g) => ({pod: g.by[0] as string, bytes: Number(g.by[1]), counts: g.counts})).filter((p) => Number.isInteger(p.bytes) && p.bytes > 0)}
+}
+
+/** The census the analysis takes: every count outside the buckets read. */
+export function censusOf(count: {apps: Map<string, AppShells>}, read: ReadonlySet<number>, bucketMs: number): PageCensus {
+  const unread = (m: Map<number, number>): [number, number][] => [...m].filter(([t, n]) => n > 0 && !read.has(t)).sort((a, b) => a[0] - b[0])
+  const apps: Record<string, AppCensus> = {}
+  for (const [name, a] of count.apps) {
+    const mine = [...a.shells.keys()]
+    apps[name] = {
+      pageLoads: unread(a.pageLoads),
+      shells: mine.map((bytes) => ({bytes, counts: unread(a.shells.get(bytes) as Map<number, number>)})),
+    }
+  }
+  return {bucketMs, read: [...read].sort((a, b) => a - b), apps}
+}

@@ -1,0 +1,70 @@
+/**
+ * A day of a busy site (test/helpers/datadog-day.ts: two apps behind one ingress, a rollout of
+ * each, replayed from the real captures rr-3 and mode-404, and a day of steady visitors, crawlers
+ * and scanners between them), served by the fake Datadog: a live run counts page requests on
+ * Datadog's side and reads only what the analysis needs, and its report is the offline report of
+ * the day's events.
+ */
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {buildDay, type Day, dayNdjson} from '../helpers/datadog-day'
+import {ROOT} from '../helpers/cli'
+import {FakeDatadog} from '../helpers/fake-datadog'
+import {API_KEY, APP_KEY, expectedIds, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput} from '../helpers/fake-datadog-live'
+import type {AnalysisReport} from '../../src/model/report'
+
+/** The CLI's default tuning (src/config/datadog.ts pullTuning), retries fast. */
+const TUNING = {concurrency: 3, sliceEvents: 20_000, timeoutMs: 30_000, retry: {maxAttempts: 6, baseDelayMs: 5, maxDelayMs: 40, maxElapsedMs: 60_000}}
+
+let day: Day
+let offline: AnalysisReport
+const dir = mkdtempSync(join(tmpdir(), 'skewscan-day-'))
+
+beforeAll(async () => {
+  day = buildDay({root: ROOT, deploys: 2, events: 200_000})
+  const file = join(dir, 'day.ndjson')
+  writeFileSync(file, dayNdjson(day))
+  offline = await fileAnalyze('day', file)
+}, 120_000)
+
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+async function serve(opts: {refusedFacets?: string[]} = {}): Promise<FakeDatadog> {
+  return FakeDatadog.start({logs: day.items as unknown as Record<string, unknown>[], apiKey: API_KEY, appKey: APP_KEY, rateLimit: {limit: 100_000, periodSeconds: 3600}, ...opts})
+}
+
+describe('a live pull of a day with a rollout of each of two apps', () => {
+  it('counts page requests on Datadog\'s side, reads them only where the analysis needs their times, and gives the offline report', async () => {
+    const server = await serve()
+    try {
+      const live = await liveAnalyze(server, {spec: {range: day.range, query: QUERY}, tuning: TUNING})
+      expect(withoutInput(live.report)).toEqual(withoutInput(offline))
+      expect(sortById(live.items.map((p) => p.item))).toEqual(expectedIds(server, live.plan))
+      const dd = live.report.input.datadog
+      expect(dd?.held).toBe(day.items.length)
+      expect(dd?.narrowing.pageCounts).toMatchObject({used: true, bucketSeconds: 60})
+      expect(dd?.narrowing.pageCounts?.pageLoadsCounted).toBeGreaterThan(0.9 * offline.totals.pageLoads)
+      expect(dd?.pulled).toBeLessThanOrEqual(0.06 * day.items.length)
+      expect(live.notices.filter((n) => /counted|cannot/.test(n))).toEqual([])
+      // Both rollouts found, with people hurt in each.
+      expect(live.report.deploys.map((d) => d.affectedUsers > 0)).toEqual([true, true])
+    } finally {
+      await server.close()
+    }
+  }, 120_000)
+
+  it('reads every page request, saying so, when the user agent is not a facet (crawlers could not be told from people), with the same report', async () => {
+    const server = await serve({refusedFacets: ['@http.useragent']})
+    try {
+      const live = await liveAnalyze(server, {spec: {range: day.range, query: QUERY}, tuning: TUNING})
+      expect(withoutInput(live.report)).toEqual(withoutInput(offline))
+      expect(live.notices).toContainEqual(expect.stringMatching(/^Datadog page requests cannot be counted on Datadog.s side \(.*@http\.useragent is not a facet\): reading every one of the range$/))
+      expect(live.report.input.datadog?.narrowing.pageCounts).toEqual({used: false, reason: expect.stringMatching(/@http\.useragent is not a facet$/)})
+      expect(live.plan.streams.map((s) => s.name)).toContain('pages')
+      expect(live.plan.streams.map((s) => s.name)).not.toContain('routes')
+    } finally {
+      await server.close()
+    }
+  }, 120_000)
+})
