@@ -103,7 +103,7 @@ export class BuildTracker {
    * A pod runs one build: a new length from a pod already seen serving a shell, within the size a
    * header block varies by, is that build's shell with other headers, not a new build.
    */
-  learn(bytes: number, time: number, upstream?: string, withHeaders = false): Build {
+  learn(bytes: number, time: number, upstream?: string, withHeaders = false, counted = false): Build {
     let b = this.match(bytes)
     if (withHeaders && upstream) {
       const same = this.podBuilds.get(upstream)
@@ -125,10 +125,12 @@ export class BuildTracker {
       this.builds.push(b)
       this.byBytes.set(bytes, b)
     }
-    b.aheadCount++
     if (time < b.aheadFirst) b.aheadFirst = time
     if (time > b.aheadLast) b.aheadLast = time
     if (upstream && this.podBuilds.get(upstream) !== b) this.podBuilds.set(detach(upstream), b)
+    // A shell of a bucket counted rather than read (census.ts) is in the count already.
+    if (counted) return b
+    b.aheadCount++
     this.addShellTimes(time, 1)
     return b
   }
@@ -195,11 +197,11 @@ export class BuildTracker {
     }
   }
 
-  /** Judging stage: a shell response of this build (and of this pod, when logged). */
-  shellServed(b: Build, time: number, upstream: string | undefined, version: string | undefined): void {
+  /** Judging stage: a shell response of this build (and of this pod, when logged); `counted`: in a counted bucket (see learn). */
+  shellServed(b: Build, time: number, upstream: string | undefined, version: string | undefined, counted = false): void {
     if (time < b.firstSeen) b.firstSeen = time
     if (time > b.lastSeen) b.lastSeen = time
-    b.shellRequests++
+    if (!counted) b.shellRequests++
     if (upstream) {
       if (!b.pods.has(upstream)) b.pods.add(detach(upstream))
       if (!this.podBuilds.has(upstream)) this.podBuilds.set(detach(upstream), b)

@@ -59,10 +59,20 @@ export class Detector {
   /** Shells counted rather than read (census.ts), learned as the look-ahead reaches them. */
   private readonly counted: CountedShells[]
   private countedHead = 0
+  /**
+   * Whether a page request's time lies in a bucket counted rather than read: such a request (of a
+   * person whose failure's page load it is) is read for its session, but the count has it already.
+   */
+  private readonly inCount: (time: number) => boolean = () => false
 
   /** `keepDetail`: every failure's method, status, bytes, pod and location, for `--failures` and the per-request reports. */
   constructor(private readonly options: AnalysisOptions, private readonly keepDetail: boolean, census?: PageCensus) {
     this.counted = census ? countedShells(census) : []
+    if (census) {
+      const read = new Set(census.read)
+      const bucketMs = census.bucketMs
+      this.inCount = (time) => !read.has(Math.floor(time / bucketMs) * bucketMs)
+    }
     this.isAsset = assetMatcher(options.assetPatterns)
     this.shellPaths = new Set(options.shellPaths)
     this.traffic = options.detail ? new TrafficHistogram(10_000) : undefined
@@ -152,7 +162,8 @@ export class Detector {
     }
     if (!shells) return
     if (shells.length > 1) shells.sort((a, b) => cmp(a.app.name, b.app.name) || a.e.bytes - b.e.bytes || cmp(a.e.upstream ?? '', b.e.upstream ?? ''))
-    for (const {e, app} of shells) app.builds.learn(e.bytes, e.time, e.upstream, e.responseBytes === true)
+    const counted = this.inCount(t)
+    for (const {e, app} of shells) app.builds.learn(e.bytes, e.time, e.upstream, e.responseBytes === true, counted)
   }
 
   /** Judges the events q[from, to), all of one timestamp. */
@@ -289,18 +300,21 @@ export class Detector {
   private judgePage(app: AppState, e: AccessEvent, key: string, agent: AgentKind): void {
     if (e.method !== 'GET') return
     let build: Build | undefined
+    const shellPath = this.shellPaths.has(e.path)
     if (e.status >= 200 && e.status < 300) {
-      if (this.shellPaths.has(e.path) && e.bytes > 0) build = app.builds.match(e.bytes)
+      if (shellPath && e.bytes > 0) build = app.builds.match(e.bytes)
       else if (isDocumentPath(e.path)) build = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
       if (!build) return
-      app.builds.shellServed(build, e.time, e.upstream, e.version)
-    } else if (!(e.status === 304 && this.shellPaths.has(e.path))) {
+      app.builds.shellServed(build, e.time, e.upstream, e.version, shellPath && this.inCount(e.time))
+    } else if (!(e.status === 304 && shellPath)) {
       return // a revalidated shell (304) still starts a page load, of a build we cannot tell
     }
     // Crawlers and the probe load pages too, but they are not people.
     if (agent !== undefined) return
     const pl = app.sessions.startPageLoad(key, e.time, e.path, build)
     if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
+    // Only shell paths are counted (routes are read in full).
+    if (shellPath && this.inCount(e.time)) return
     app.timeline.add(e.time)
     this.traffic?.pageLoad(app.name, e.time)
     app.pageLoads++

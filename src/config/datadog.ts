@@ -179,6 +179,9 @@ export function pullSpec(f: DatadogFlags, now: number, n: NarrowingInputs): Pull
   }
 }
 
+/** A range of at most this many events is pulled narrowed: ten pages of search cost less than planning windows (about 15 requests). */
+const NARROW_BELOW = 10_000
+
 export function pullTuning(f: DatadogFlags): PullTuning {
   if (f.concurrency < 1 || f.concurrency > 8) throw new ConfigError(`--concurrency: ${f.concurrency} must be between 1 and 8 (Datadog allows about 300 searches an hour)`)
   if (f['max-attempts'] < 1) throw new ConfigError('--max-attempts must be at least 1')
@@ -187,7 +190,7 @@ export function pullTuning(f: DatadogFlags): PullTuning {
   if (timeoutMs < 1) throw new ConfigError('--timeout must be longer than zero')
   const baseDelayMs = parseDuration('retry-base', f['retry-base'])
   return {
-    concurrency: f.concurrency, sliceEvents: f['slice-events'], maxSliceMs: 3_600_000, timeoutMs,
+    concurrency: f.concurrency, sliceEvents: f['slice-events'], maxSliceMs: 3_600_000, timeoutMs, narrowBelow: NARROW_BELOW,
     retry: {maxAttempts: f['max-attempts'], baseDelayMs, maxDelayMs: Math.max(baseDelayMs, 30_000), maxElapsedMs: parseDuration('max-wait', f['max-wait'])},
   }
 }

@@ -67,6 +67,12 @@ export interface DatadogInputSummary {
      * first and last responses, deploys). Unused, with the reason, when they could not be counted exactly.
      */
     pageCounts?: {used: boolean; reason?: string; bucketSeconds?: number; bucketsRead?: number; pageLoadsCounted?: number}
+    /**
+     * The people whose requests looked like failures, by client address: their own page and asset
+     * requests were read over `windowSeconds` (a window back from each failure), everyone else's
+     * asset requests only in the asset windows around the failures themselves.
+     */
+    clients?: {count: number; windowSeconds: number}
   }
   /** Events of the range matching the user's query, by the aggregate count; null when it could not be counted. */
   held: number | null

@@ -35,7 +35,7 @@ async function serve(opts: {refusedFacets?: string[]} = {}): Promise<FakeDatadog
 }
 
 describe('a live pull of a day with a rollout of each of two apps', () => {
-  it('counts page requests on Datadog\'s side, reads them only where the analysis needs their times, and gives the offline report', async () => {
+  it('reads at most 5% of the day in at most 60 requests (page requests counted on Datadog\'s side, hurt people\'s requests read by address) and gives the offline report', async () => {
     const server = await serve()
     try {
       const live = await liveAnalyze(server, {spec: {range: day.range, query: QUERY}, tuning: TUNING})
@@ -45,7 +45,11 @@ describe('a live pull of a day with a rollout of each of two apps', () => {
       expect(dd?.held).toBe(day.items.length)
       expect(dd?.narrowing.pageCounts).toMatchObject({used: true, bucketSeconds: 60})
       expect(dd?.narrowing.pageCounts?.pageLoadsCounted).toBeGreaterThan(0.9 * offline.totals.pageLoads)
-      expect(dd?.pulled).toBeLessThanOrEqual(0.06 * day.items.length)
+      expect(dd?.pulled).toBeLessThanOrEqual(0.05 * day.items.length)
+      expect(dd?.requests.total).toBeLessThanOrEqual(60)
+      expect(live.plan.streams.map((s) => s.name)).toEqual(['pages', 'routes', 'assets', 'candidates', 'sessions', 'edges'])
+      expect(live.plan.clients?.count).toBeGreaterThan(0)
+      expect(dd?.narrowing.clients).toEqual({count: live.plan.clients?.count, windowSeconds: expect.any(Number)})
       expect(live.notices.filter((n) => /counted|cannot/.test(n))).toEqual([])
       // Both rollouts found, with people hurt in each.
       expect(live.report.deploys.map((d) => d.affectedUsers > 0)).toEqual([true, true])

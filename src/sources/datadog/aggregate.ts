@@ -90,21 +90,46 @@ const AGENT_FACET = '@http.useragent'
 /**
  * Start times of the buckets where a query matched a request of a person: grouped by user agent,
  * the agents of crawlers and skewscan's probe (as the analysis tells them) left out, a missing
- * agent kept. Undefined when the agents are more than one aggregate lists: then no bucket may be
- * left out.
+ * agent kept; and those agents left out (`others`). Undefined when the agents are more than one
+ * aggregate lists: then no bucket may be left out.
  */
-export async function bucketsOfPeople(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}, isPerson: (agent: string) => boolean): Promise<number[] | undefined> {
+export async function bucketsOfPeople(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}, isPerson: (agent: string) => boolean): Promise<{buckets: number[]; others: string[]} | undefined> {
   const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'timeseries', interval: bucket.interval}], [
     {facet: AGENT_FACET, limit: GROUP_LIMIT, missing: 'n/a', sort: {aggregation: 'count', order: 'desc', type: 'measure'}},
   ])
   if (buckets.length >= GROUP_LIMIT) return undefined
   const out = new Set<number>()
+  const others: string[] = []
   for (const b of buckets) {
     const agent = b.by[AGENT_FACET]
-    if (typeof agent === 'string' && agent !== '' && !isPerson(agent)) continue
+    if (typeof agent === 'string' && agent !== '' && !isPerson(agent)) {
+      others.push(agent)
+      continue
+    }
     for (const [time, n] of series(b.computes.c0, bucket.ms, false)) if (n > 0) out.add(time)
   }
-  return [...out].sort((a, b) => a - b)
+  return {buckets: [...out].sort((a, b) => a - b), others: others.sort()}
+}
+
+/** The facet of the client's address in Datadog's web access log pipelines. */
+export const CLIENT_FACET = '@network.client.ip'
+
+/**
+ * The buckets where a query matched anything, per client address. Undefined when there were more
+ * addresses than one aggregate lists, or a request names no address.
+ */
+export async function bucketsByClient(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}): Promise<Map<string, number[]> | undefined> {
+  const r = await groupedSeries(client, scope, query, range, bucket, [{facet: CLIENT_FACET, limit: GROUP_LIMIT, missing: 'n/a'}])
+  if (!r.complete) return undefined
+  const out = new Map<string, number[]>()
+  for (const g of r.groups) {
+    const times = [...g.counts].filter(([, n]) => n > 0).map(([t]) => t).sort((a, b) => a - b)
+    if (times.length === 0) continue
+    const address = g.by[0] as string
+    if (address === 'n/a' || address === '') return undefined
+    out.set(address, times)
+  }
+  return out
 }
 
 /**

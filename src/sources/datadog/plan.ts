@@ -219,3 +219,41 @@ export function bucketRanges(buckets: ReadonlySet<number>, bucketMs: number, ran
   }
   return out
 }
+
+/** Where the requests of some clients are read: a time range and the clients whose windows overlap in it. */
+export interface ClientWindow extends TimeRange {
+  clients: string[]
+}
+
+/**
+ * The windows of each client (its candidate buckets padded as planWindows does), overlapping ones
+ * of any clients merged, each with the clients it covers (sorted).
+ */
+export function clientWindows(byClient: ReadonlyMap<string, readonly number[]>, bucketMs: number, padBeforeMs: number, padAfterMs: number, range: TimeRange): ClientWindow[] {
+  const all = [...byClient].flatMap(([client, buckets]) => planWindows(buckets, bucketMs, padBeforeMs, padAfterMs, range).map((w) => ({...w, client})))
+    .sort((a, b) => a.from - b.from || (a.client < b.client ? -1 : 1))
+  const out: (TimeRange & {set: Set<string>})[] = []
+  for (const w of all) {
+    const last = out[out.length - 1]
+    if (last && w.from <= last.to) {
+      last.to = Math.max(last.to, w.to)
+      last.set.add(w.client)
+    } else out.push({from: w.from, to: w.to, set: new Set([w.client])})
+  }
+  return out.map((w) => ({from: w.from, to: w.to, clients: [...w.set].sort()}))
+}
+
+/** The parts of a range that no range of `cover` (in time order, not overlapping) covers. */
+export function outside(cover: readonly TimeRange[], range: TimeRange): TimeRange[] {
+  const out: TimeRange[] = []
+  let from = range.from
+  for (const w of cover) {
+    if (w.to <= from || w.from >= range.to) continue
+    if (w.from > from) out.push({from, to: w.from})
+    from = Math.max(from, w.to)
+  }
+  if (from < range.to) out.push({from, to: range.to})
+  return out
+}
+
+export {mergeRanges}

@@ -7,11 +7,11 @@ import type {TimeRange} from '../../config/time-range'
 import type {DatadogInputSummary} from '../../model/report'
 import {SourceError} from '../errors'
 import {RECENT_EVIDENCE} from '../../analysis/builds'
-import {bucketsOfPeople, bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
+import {bucketsByClient, bucketsOfPeople, bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
 import {AgentClassifier} from '../../analysis/request-kinds'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
 import {isRedirectRefused} from './errors'
-import {type BucketCounts, bucketFor, bucketRanges, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets, type Slice} from './plan'
+import {type BucketCounts, bucketFor, bucketRanges, clientWindows, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets, type Slice} from './plan'
 import {PAGE_LIMIT, type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
 import type {RetryPolicy} from './retry'
@@ -51,6 +51,11 @@ export interface PullTuning {
   maxSliceMs: number
   timeoutMs: number
   retry: RetryPolicy
+  /**
+   * A range holding at most this many events is pulled narrowed (every page and asset request)
+   * rather than windowed: planning windows costs more requests than pulling it whole.
+   */
+  narrowBelow?: number
 }
 
 export interface PullHooks {
@@ -69,9 +74,11 @@ export interface PullPlan {
   shellLengths: number[]
   /** The time asset requests are pulled from: the windows, or the whole range. */
   windows: TimeRange[]
-  streams: {name: 'pages' | 'routes' | 'assets' | 'candidates' | 'narrowed' | 'all' | 'edges'; query: string; slices: Slice[]}[]
+  streams: {name: 'pages' | 'routes' | 'assets' | 'candidates' | 'sessions' | 'narrowed' | 'all' | 'edges'; query: string; slices: Slice[]}[]
   /** The pods whose first and last responses were pulled (see edges), and by which facet. */
   pods?: {facet: string | null; count: number; reason?: string}
+  /** The people whose requests look like failures, by address, and the windows their own requests are read in (the sessions stream). */
+  clients?: {count: number; windows: TimeRange[]}
   /** Page requests counted rather than read (the pages stream reads its `read` buckets only). */
   census?: PageCensus
   /** Why page requests were read in full when they were to be counted. */
@@ -181,6 +188,7 @@ export class DatadogPull {
       narrowing: {
         aggregate: plan?.aggregate ?? 'not-asked', ...(plan?.reason ? {reason: plan.reason} : {}), shellLengths: plan?.shellLengths ?? [], ...(plan?.pods ? {pods: plan.pods} : {}),
         ...(this.spec.countPages && this.spec.mode === 'windows' ? {pageCounts: pageCounts(plan)} : {}),
+        ...(plan?.clients ? {clients: {count: plan.clients.count, windowSeconds: seconds(plan.clients.windows.reduce((n, w) => n + w.to - w.from, 0))}} : {}),
       },
       held: plan?.held ?? null,
       pulled: this.emitted,
@@ -242,8 +250,10 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
   if (heldReason !== undefined) return fallBack(heldReason)
   try {
     const ask = {client, scope: spec.scope, range: spec.range, bucket}
+    // A small range costs fewer requests pulled whole than planning windows would.
+    const small = spec.mode === 'windows' && held !== null && held <= (tuning.narrowBelow ?? 0)
     let counted: ShellCount | undefined
-    if (spec.mode === 'windows' && spec.countPages) {
+    if (spec.mode === 'windows' && spec.countPages && !small) {
       counted = await countShells(ask, q, spec.countPages.appFacets).catch((error: unknown) => ({reason: reasonOf(error)}))
       if ('reason' in counted) hooks.onNotice?.(`Datadog page requests cannot be counted on Datadog's side (${counted.reason}): reading every one of the range`)
     }
@@ -251,20 +261,30 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     if (!shells.complete) return fallBack(`more than ${shells.lengths.length} distinct shell lengths`)
     const lengths = lengthValues(shells.lengths, spec.narrowing.lengthTolerance)
     if (lengths === undefined) return fallBack(`${shells.lengths.length} shell lengths with --length-tolerance ${spec.narrowing.lengthTolerance} are too many to list in a query`)
-    if (spec.mode === 'narrowed') {
-      const plan = await wholeRange('used', 'narrowed', q.narrowed(lengths), undefined, shells.lengths)
+    if (spec.mode === 'narrowed' || small) {
+      const plan = await wholeRange('used', 'narrowed', q.narrowed(lengths), small ? `the range holds ${plural(held ?? 0, 'event')}: pulled whole (every page and asset request) in fewer requests than planning windows takes` : undefined, shells.lengths)
       return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, undefined))
     }
     // Asset windows open around the failures of people only: the failure-looking requests of
     // crawlers, scanners and the probe (a scanner's 404s can fall in every hour of a day) are
     // pulled alone, in the candidates stream, which is all the analysis reads of them.
     const agents = new AgentClassifier()
-    const people = await bucketsOfPeople(client, spec.scope, q.candidates(lengths), spec.range, bucket, (agent) => agents.kind(agent) === undefined).catch((error: unknown) => {
+    const isPerson = (agent: string): boolean => agents.kind(agent) === undefined
+    const unavailable = (error: unknown): undefined => {
       hooks.onNotice?.(`Datadog aggregate by user agent unavailable (${reasonOf(error)}): asset windows open around every failure-looking request, crawlers' included`)
       return undefined
-    })
-    const candidates = people ?? await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
-    const windows = planWindows(candidates, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range)
+    }
+    // When page requests are counted, the people whose requests look like failures are known by
+    // address too: their own asset requests are read a window back (the page load behind a
+    // failure, and what kept it alive), everyone's only around the failures themselves.
+    const people = await bucketsOfPeople(client, spec.scope, q.candidates(lengths), spec.range, bucket, isPerson).catch(unavailable)
+    const peoples = people && q.withoutAgents(q.candidates(lengths), people.others)
+    const hurt = counted && !('reason' in counted) && peoples !== undefined
+      ? await bucketsByClient(client, spec.scope, peoples, spec.range, bucket).catch((error: unknown) => (hooks.onNotice?.(`Datadog aggregate by client address unavailable (${reasonOf(error)}): everyone's asset requests are read a window back from each failure`), undefined))
+      : undefined
+    const candidates = people?.buckets ?? await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
+    const windows = planWindows(candidates, bucket.ms, hurt ? spec.windowTailMs : spec.windowPadMs, spec.windowTailMs, spec.range)
+    const sessions = hurt ? clientWindows(hurt, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range) : []
     const edges = await edgesOf(client, spec, q, lengths, bucket, windows)
     const read = counted && !('reason' in counted) ? await pagesToRead(ask, q, spec, counted, edges, windows) : counted
     if (read && 'reason' in read && read !== counted) hooks.onNotice?.(`Datadog page requests cannot be counted on Datadog's side (${read.reason}): reading every one of the range`)
@@ -279,9 +299,12 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
       streams: [
         ...pages,
         {name: 'assets', query: q.assetRequests(), slices: await slices(q.assetRequests(), windows)},
-        // Outside the windows only: inside them the asset stream has them.
-        {name: 'candidates', query: q.candidates(lengths), slices: await slices(q.candidates(lengths), outside(windows, spec.range))},
+        // Over the whole range: the asset stream has those inside the windows too (each event is
+        // kept once), and a slice per stretch between windows would cost a request each.
+        {name: 'candidates', query: q.candidates(lengths), slices: await slices(q.candidates(lengths), whole)},
+        ...(sessions.length === 0 ? [] : [clientStream(sessions, (clients) => q.clientRequests(clients, lengths))]),
       ],
+      ...(hurt ? {clients: {count: hurt.size, windows: sessions.map((w) => ({from: w.from, to: w.to}))}} : {}),
       ...(read && !('reason' in read) ? {census: read.census} : read ? {censusReason: read.reason} : {}),
     }
     return withEdges(plan, edges)
@@ -299,16 +322,20 @@ function pageCounts(plan: PullPlan | undefined): NonNullable<DatadogInputSummary
   return {used: true, bucketSeconds: c.bucketMs / 1000, bucketsRead: c.read.length, pageLoadsCounted: pageLoads}
 }
 
-/** The parts of a range that no window (in time order, not overlapping) covers. */
-function outside(windows: readonly TimeRange[], range: TimeRange): TimeRange[] {
-  const out: TimeRange[] = []
-  let from = range.from
-  for (const w of windows) {
-    if (w.from > from) out.push({from, to: w.from})
-    from = Math.max(from, w.to)
+/** Addresses one query of the sessions stream names at most. */
+const CLIENTS_PER_QUERY = 100
+
+/**
+ * The hurt clients' own page and asset requests in their windows (the page loads behind their
+ * failures, and what kept them alive): one slice per window and batch of addresses, each with its
+ * own query. Inside the asset windows the other streams have them too: each event is kept once.
+ */
+function clientStream(sessions: readonly {from: number; to: number; clients: string[]}[], query: (clients: readonly string[]) => string): PullPlan['streams'][number] {
+  const slices: Slice[] = []
+  for (const w of sessions) {
+    for (let i = 0; i < w.clients.length; i += CLIENTS_PER_QUERY) slices.push({from: w.from, to: w.to, query: query(w.clients.slice(i, i + CLIENTS_PER_QUERY))})
   }
-  if (from < range.to) out.push({from, to: range.to})
-  return out
+  return {name: 'sessions', query: slices[0]?.query ?? '', slices}
 }
 
 interface Edges {

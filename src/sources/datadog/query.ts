@@ -24,6 +24,9 @@ export interface NarrowingSpec {
   contentTypeAttributes?: readonly string[]
 }
 
+/** The longest list of user agents a query leaves out (Datadog's queries have a length limit). */
+const MAX_AGENT_TERMS_LENGTH = 4000
+
 /** Above this many lengths to match, the query would be unwieldy: fall back to the 2xx form. */
 export const MAX_LENGTH_TERMS = 200
 
@@ -146,10 +149,32 @@ export class QueryBuilder {
 
   /** Asset requests that may be failures: a shell's length, 404/410, or an HTML content type. */
   candidates(lengths: readonly number[]): string {
+    return and(this.assetRequests(), this.signals(lengths))
+  }
+
+  /**
+   * The page and asset requests of these client addresses (the people whose requests look like
+   * failures), but the candidates: the candidates stream has those.
+   */
+  clientRequests(clients: readonly string[], lengths: readonly number[]): string {
+    return and(this.user, anyOf('@network.client.ip', clients.map(escapeValue)), `((${this.pageTerms(lengths).join(' ')}) OR (${this.assetTerms().join(' ')} -${this.signals(lengths)}))`)
+  }
+
+  private signals(lengths: readonly number[]): string {
     const html = ['http.content_type', 'http.response.content_type', ...(this.spec.contentTypeAttributes ?? [])]
       .map((a) => `${a.startsWith('tag:') ? a.slice(4) : `@${a.replace(/^@/, '')}`}:text\\/html*`)
     const signals = [...(lengths.length > 0 ? [anyOf('@network.bytes_written', lengths.map(String))] : []), '@http.status_code:(404 OR 410)', ...new Set(html)]
-    return and(this.assetRequests(), `(${signals.join(' OR ')})`)
+    return `(${signals.join(' OR ')})`
+  }
+
+  /**
+   * A query without the requests of these user agents (crawlers'), or undefined when listing them
+   * would make a query too long to send.
+   */
+  withoutAgents(query: string, agents: readonly string[]): string | undefined {
+    if (agents.length === 0) return query
+    const term = `-${anyOf('@http.useragent', agents.map((a) => `"${a.replace(/["\\]/g, (c) => `\\${c}`)}"`))}`
+    return term.length > MAX_AGENT_TERMS_LENGTH ? undefined : and(query, term)
   }
 
   /** The user's query alone (`--pull all`). */
