@@ -41,6 +41,9 @@ export interface TruthFailure {
   request_id: string
   context: 'page_load' | 'lazy_during_deploy' | 'stale_client_lazy'
   page_broken: boolean
+  /** The page load and the browser it hit (`pl-00047`, `b014`). */
+  page_load: string
+  browser: string
   kind: string
   path: string
   client_ip: string

@@ -32,7 +32,7 @@ export interface CaptureScore {
 const ratio = (n: number, d: number): number => (d === 0 ? 1 : n / d)
 
 /** Our failure records joined to the truth's: by request id, else by client, path and the logged second. */
-function join(failures: readonly FailureRecord[], truth: readonly TruthFailure[], s: Stretch): Map<FailureRecord, TruthFailure> {
+export function joinTruth(failures: readonly FailureRecord[], truth: readonly TruthFailure[], s: Stretch): Map<FailureRecord, TruthFailure> {
   const byId = new Map(truth.map((t) => [t.request_id, t]))
   // Formats that cannot carry nginx's request id whole carry a part of it (scripts/captures/formats):
   // an ALB trace id (`Root=1-<time>-<24 hex>`) its first 24 hex digits, an S3 request id its first 16, upper-cased.
@@ -63,6 +63,15 @@ function join(failures: readonly FailureRecord[], truth: readonly TruthFailure[]
 }
 
 /**
+ * A lazy failure the truth counts as during the deploy although it came after the last old pod
+ * exited (within its 2 s margin): calling it a stale client is just as right.
+ */
+export function atBoundary(truth: Truth, s: Stretch): (t: TruthFailure) => boolean {
+  const end = new Map(truth.deploys.map((d) => [d.id, s.ms(Date.parse(d.end))]))
+  return (t) => t.context === 'lazy_during_deploy' && t.deploy !== null && s.ms(Date.parse(t.log_time)) > (end.get(t.deploy) ?? Infinity)
+}
+
+/**
  * `app`: score one app of a report (a capture composed of several), against `truth`; by default the
  * whole report against the capture's truth.
  */
@@ -73,10 +82,9 @@ export function scoreCapture(c: Capture, s: Stretch, whole: AnalysisReport, allF
   const failures = mine(allFailures)
   const problems: string[] = []
   const tolerance = 1000 * s.factor
-  const end = new Map(truth.deploys.map((d) => [d.id, s.ms(Date.parse(d.end))]))
   const time = (t: TruthFailure): number => s.ms(Date.parse(t.log_time))
-  const boundary = (t: TruthFailure): boolean => t.context === 'lazy_during_deploy' && t.deploy !== null && time(t) > (end.get(t.deploy) ?? Infinity)
-  const joined = join(failures, truth.failure_requests, s)
+  const boundary = atBoundary(truth, s)
+  const joined = joinTruth(failures, truth.failure_requests, s)
 
   // Users, by client address.
   const ourIps = new Set(report.affectedUsers.map((u) => u.clientIp))

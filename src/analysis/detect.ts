@@ -311,7 +311,7 @@ export class Detector {
     }
     // Crawlers and the probe load pages too, but they are not people.
     if (agent !== undefined) return
-    const pl = app.sessions.startPageLoad(key, e.time, e.path, build)
+    const pl = app.sessions.startPageLoad(key, e.time, e.path, build, e.upstream)
     if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
     // Only shell paths are counted (routes are read in full).
     if (shellPath && this.inCount(e.time)) return
@@ -331,6 +331,7 @@ export class Detector {
       if (exists) app.assetServed(e.path, pl?.build)
       if (!pl) return
       if (exists) pl.realAssets++
+      if (exists) app.sessions.assetAnswered(pl, e.upstream, time)
       // A page whose shell was revalidated (304) is of the build its assets belong to.
       if (pl.build === undefined && exists) pl.build = app.servedAssets.get(e.path) ?? undefined
       app.sessions.touch(key, pl, time, this.options.lazyGapMs)

@@ -1,7 +1,8 @@
 import type {
-  AffectedUserReport, AnalysisReport, AppReport, BuildReport, DeployReport, Direction, FailureCause, FailureReason, FailureRecord,
+  AffectedUserReport, AnalysisReport, AppReport, BuildReport, DeployAdvice, DeployReport, Direction, FailureCause, FailureReason, FailureRecord,
   IncidentReport, PageLoadOutcome, ReportDetails, UnmatchedDeployReport,
 } from '../model/report'
+import {type AdviceFailure, adviseDeploy} from './advice'
 import type {AppState} from './apps'
 import type {AppAttribution, Attributed} from './attribute'
 import {type Build, buildId, mainVersion} from './builds'
@@ -155,6 +156,8 @@ export function buildReport(input: ReportInput): Outcome {
     }
   })
 
+  const advice = deploys.flatMap(({d, app}, i) => deployAdvice(app, d, deployReports[i] as DeployReport))
+
   const buildReports: BuildReport[] = apps.flatMap((a) => a.builds.map((b) => {
     const version = mainVersion(b)
     return {
@@ -223,7 +226,7 @@ export function buildReport(input: ReportInput): Outcome {
       pageLoads: sum((a) => a.state.pageLoads), brokenPageLoads: byOutcome.crashed, affectedPageLoads: all.size, byOutcome,
       affectedUsers: people.size, failedRequests, byCause: totalsByCause,
     },
-    apps: appReports, builds: buildReports, deploys: deployReports, unmatchedDeploys, incidents: incidentReports, affectedUsers,
+    apps: appReports, builds: buildReports, deploys: deployReports, unmatchedDeploys, incidents: incidentReports, affectedUsers, advice,
     nonUser: {
       crawlers: {requests: sum((a) => a.state.crawlers.requests), clients: sum((a) => a.state.crawlers.clientCount), failedRequests: sum((a) => a.state.crawlers.failedRequests)},
       probe: {requests: sum((a) => a.state.probe.requests), clients: sum((a) => a.state.probe.clientCount), failedRequests: sum((a) => a.state.probe.failedRequests)},
@@ -232,6 +235,29 @@ export function buildReport(input: ReportInput): Outcome {
     },
     orphans: {requests: sum((a) => a.attribution.orphans.requests), clients: sum((a) => a.attribution.orphans.clients.size)},
   }
+}
+
+/** The advice for one deploy with failures (none for a deploy without). */
+function deployAdvice(app: AppResult, d: ResolvedDeploy, r: DeployReport): DeployAdvice[] {
+  const store = app.state.failures
+  const list: AdviceFailure[] = []
+  const minutes: number[] = []
+  for (const inc of app.incidents) {
+    if (inc.deploy !== d) continue
+    for (const f of inc.failures) {
+      minutes.push(f.time)
+      const pl = store.pageLoads[f.index] as PageLoad
+      list.push({
+        cause: f.cause, direction: f.direction, reason: store.reasons[f.index] as FailureReason, phase: store.phases[f.index] ?? 'initial',
+        asset: store.kinds[f.index] ?? 'other', pageLoad: pl.id, session: store.sessions[f.index] as string, pageAgeMs: Math.max(0, f.time - pl.time),
+      })
+    }
+  }
+  if (list.length === 0) return []
+  const pods = d.from !== undefined && d.from.pods.size > 0 ? d.from.pods.size : null
+  const seen = app.state.sessions.affinity.around(minutes)
+  const samePod = seen.assetRequests === 0 ? null : {assetRequests: seen.assetRequests, share: share(seen.samePod, seen.assetRequests)}
+  return [{deployId: r.id, app: r.app, ...adviseDeploy(list, {pods, windowSeconds: r.windowSeconds, raceSeconds: r.rolloutWindow?.seconds ?? null, samePod})}]
 }
 
 function cmpNames(a: AppResult, b: AppResult): number {

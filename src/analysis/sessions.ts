@@ -1,6 +1,7 @@
 import type {FailureReason} from '../model/report'
 import {urlPath} from '../util/url-path'
 import type {Build} from './builds'
+import {PodAffinity} from './pod-affinity'
 
 /** One request of a page load, kept for the HTML report's waterfall. */
 export interface PageRequest {
@@ -29,6 +30,8 @@ export interface PageLoad {
   realAssets: number
   /** The page's requests (shell first), only when the analysis keeps detail; capped. */
   requests?: PageRequest[]
+  /** The pod that served its shell (a PodAffinity number; 0 when not logged). */
+  pod: number
 }
 
 /** Requests kept per page load for the waterfall. */
@@ -49,6 +52,8 @@ const MAX_PAGE_LOADS = 64
  * `horizonMs` is dropped, so memory follows the number of concurrent users, not the input size.
  */
 export class SessionTracker {
+  /** Whether pages' assets came from their shell's pod (cookie affinity, or not). */
+  readonly affinity = new PodAffinity()
   private readonly sessions = new Map<string, Session>()
   private lastSweep = Number.NEGATIVE_INFINITY
   private lastKey: string | undefined
@@ -61,7 +66,7 @@ export class SessionTracker {
     return this.sessions.size
   }
 
-  startPageLoad(key: string, time: number, path: string, build: Build | undefined): PageLoad {
+  startPageLoad(key: string, time: number, path: string, build: Build | undefined, upstream?: string): PageLoad {
     let s = this.session(key)
     if (!s) {
       s = {key, pageLoads: [], lastSeen: time}
@@ -69,7 +74,7 @@ export class SessionTracker {
       this.lastKey = key
       this.lastSession = s
     }
-    const pl: PageLoad = {id: this.ids.next++, session: key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0}
+    const pl: PageLoad = {id: this.ids.next++, session: key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0, pod: this.affinity.podId(upstream)}
     // concat makes an array of exactly the size needed (push reserves room for 16 more): most
     // sessions hold one or two page loads, and there are as many sessions as users in the horizon.
     s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? s.pageLoads.concat(pl) : [...s.pageLoads.slice(1), pl]
@@ -102,6 +107,11 @@ export class SessionTracker {
       newest ??= pl
     }
     return owned ?? named ?? newest
+  }
+
+  /** An asset of `pl` answered with real content by the pod `upstream`. */
+  assetAnswered(pl: PageLoad, upstream: string | undefined, time: number): void {
+    this.affinity.asset(pl.pod, pl.time, upstream, time)
   }
 
   /** A request of `pl` at `time`: its initial load is over when it comes more than `lazyGapMs` after the one before. */

@@ -1,5 +1,5 @@
 import {compareReport, deployRows} from '../analysis/compare'
-import type {CompareDeploy, CompareReport} from '../model/compare'
+import type {CompareReport} from '../model/compare'
 import type {InputSummary} from '../model/report'
 import {analyze, type AnalyzeRequest} from './analyze'
 
@@ -19,13 +19,12 @@ export interface CompareRequest {
 
 /** Per deploy and per group: broken share, users and window, before and after a fix. */
 export async function compare(req: CompareRequest): Promise<CompareReport> {
-  const withPods = (rows: CompareDeploy[]): CompareDeploy[] => (req.pods ? rows.map((d) => ({...d, pods: req.pods ?? d.pods})) : rows)
   if (req.sets) {
     const groups = []
     for (const set of req.sets) {
       const report = await analyze({...req.base, inputs: set.inputs})
       req.onInput?.(report.input)
-      groups.push({name: set.name, rows: withPods(deployRows(set.name, report))})
+      groups.push({name: set.name, rows: deployRows(set.name, report, undefined, req.pods)})
     }
     return compareReport({kind: 'sets'}, groups)
   }
@@ -33,7 +32,7 @@ export async function compare(req: CompareRequest): Promise<CompareReport> {
   const report = await analyze({...req.base, inputs: req.inputs ?? []})
   req.onInput?.(report.input)
   return compareReport({kind: 'fix-date', fixDate: new Date(fix).toISOString()}, [
-    {name: 'before', rows: withPods(deployRows('before', report, (t) => t < fix))},
-    {name: 'after', rows: withPods(deployRows('after', report, (t) => t >= fix))},
+    {name: 'before', rows: deployRows('before', report, (t) => t < fix, req.pods)},
+    {name: 'after', rows: deployRows('after', report, (t) => t >= fix, req.pods)},
   ])
 }

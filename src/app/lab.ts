@@ -1,3 +1,4 @@
+import {join} from 'node:path'
 import {ConfigError} from '../config/parse'
 import {type Clock, SimulatedClock, WALL_CLOCK} from '../probe/clock'
 import {type BrowserTiming, BrowserFleet, DEFAULT_TIMING} from '../lab/browsers'
@@ -162,6 +163,8 @@ export interface CompareRequest {
   /** `simulated` (default): the same seed gives the same table on any machine. */
   clock?: 'wall' | 'simulated'
   signal?: AbortSignal
+  /** Each strategy's Datadog NDJSON log and deploy list are written here (`<id>.ndjson`, `<id>-deploys.json`), for analyze. */
+  logDir?: string
 }
 
 /**
@@ -169,12 +172,13 @@ export interface CompareRequest {
  * all at once so the comparison takes as long as one run; then one row per strategy.
  */
 export async function compareStrategies(req: CompareRequest): Promise<CompareReport> {
-  const run = (settings: StrategySettings): Promise<LabReport> => runLab({
+  const run = (id: string, settings: StrategySettings): Promise<LabReport> => runLab({
+    ...(req.logDir ? {logFile: join(req.logDir, `${id}.ndjson`), deploysFile: join(req.logDir, `${id}-deploys.json`)} : {}),
     ...settings, replicas: req.replicas, stepMs: req.stepMs, deploys: 1, everyMs: req.everyMs, tailMs: req.tailMs, port: 0,
     once: true, durationMs: 10 * 60_000, browsers: req.browsers, seed: req.seed, latencyMs: req.latencyMs, service: 'web',
     clock: req.clock ?? 'simulated', ...(req.timing ? {timing: req.timing} : {}), ...(req.signal ? {signal: req.signal} : {}),
   })
-  const reports = await Promise.all(STRATEGIES.map((s) => run(s.settings)))
+  const reports = await Promise.all(STRATEGIES.map((s) => run(s.id, s.settings)))
   return {
     schemaVersion: 1,
     settings: {replicas: req.replicas, stepSeconds: req.stepMs / 1000, browsers: req.browsers, seed: req.seed, latencyMs: req.latencyMs},

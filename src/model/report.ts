@@ -252,6 +252,73 @@ export interface Totals {
   byCause: Record<FailureCause, number>
 }
 
+/** The fixes the advice weighs (README "Which fix would have prevented it"). */
+export type FixId = 'keep-old-assets' | 'version-pinning' | 'cookie-affinity' | 'not-found-for-missing-assets' | 'client-reload-on-chunk-error' | 'shorter-rollout'
+
+/** Failed requests, and the page loads and users they hit. */
+export interface Impact {
+  failedRequests: number
+  pageLoads: number
+  users: number
+}
+
+/** What one fix would have done to one deploy's failures. */
+export interface FixAdvice {
+  fix: FixId
+  /**
+   * counted: failure by failure, from what each one was (direction, cause, reason). estimated: a
+   * share of the rollout race (the 1/pods residual of affinity, a halved window). unknown: the logs
+   * cannot tell (no pods logged).
+   */
+  basis: 'counted' | 'estimated' | 'unknown'
+  /** Failed requests that would not have happened, and the page loads and users left with no failure at all; null when unknown. */
+  prevented: Impact | null
+  /**
+   * Page loads (and users) that would still get a failed request but could recover from it: the
+   * load error a 404 gives a page can be caught, and one reload loads the current build. 0 for the
+   * fixes that prevent failures instead; null when unknown.
+   */
+  recovered: {pageLoads: number; users: number} | null
+  /** Already in place, by what the logs show (notes say why); unknown when they cannot tell. */
+  inPlace: 'yes' | 'partly' | 'no' | 'unknown'
+  /** The evidence and the limits, in one or two sentences. */
+  note: string
+}
+
+/** Per deploy: which fix would have prevented which of its failures, the one that would have prevented the most first. */
+export interface DeployAdvice {
+  deployId: string
+  app: string | null
+  /** The deploy's failures the fixes are counted against: failed requests, page loads hit, users hit. */
+  failures: Impact
+  evidence: {
+    byDirection: Record<Direction, number>
+    byCause: Record<FailureCause, number>
+    byReason: Record<FailureReason, number>
+    byPhase: Record<LoadPhase, number>
+    /** Forward-skew failures (old page, new pod) by cause: those of the race and those of stale tabs. */
+    forwardByCause: Record<FailureCause, number>
+    /** The oldest page (time since its shell loaded) among the stale tabs that failed: keep old assets at least this long. */
+    oldestStalePageSeconds: number | null
+    /** Pods seen serving the build replaced (the logs' upstreams); null when the logs name none. */
+    pods: number | null
+    windowSeconds: number
+    /** First to last failure of the rollout race; null when it had none. */
+    raceSeconds: number | null
+    /**
+     * Asset requests of people's page loads in the minutes of the deploy's failures (each failure's
+     * minute and the next, pages loaded that minute or the one before) whose shell's pod and own pod
+     * are logged, and the share the shell's pod answered: nearly all under cookie affinity, about
+     * 1/pods under round-robin. null when the logs name no pods.
+     */
+    samePod: {assetRequests: number; share: number} | null
+  }
+  /** Every fix, the one that would have prevented the most first. */
+  fixes: FixAdvice[]
+  /** What the logs cannot tell here. */
+  unknown: string[]
+}
+
 export interface AnalysisReport {
   schemaVersion: number
   input: InputSummary
@@ -265,6 +332,8 @@ export interface AnalysisReport {
   nonUser: NonUserReport
   /** Failed asset requests of people with no page load behind them (a tab older than the horizon, a missing log). */
   orphans: {requests: number; clients: number}
+  /** Per deploy with failures: which fix would have prevented which of them (analysis/advice.ts). */
+  advice: DeployAdvice[]
   details?: ReportDetails
 }
 

@@ -116,7 +116,8 @@ export class HttpClient {
     return h
   }
 
-  private once(url: URL, opts: GetOptions, deadline: number): Promise<HttpResult> {
+  /** `resent`: how often this request was sent again after a kept-alive socket was closed under it (as browsers do). */
+  private once(url: URL, opts: GetOptions, deadline: number, resent = 0): Promise<HttpResult> {
     return new Promise((resolve) => {
       const begin = this.now()
       if (this.closed) return resolve(failure(url.href, 'closed', 0))
@@ -133,7 +134,18 @@ export class HttpClient {
       const req = (secure ? https : http).request(url, {method: 'GET', headers: this.headersFor(url, opts), agent: secure ? this.agents.https : this.agents.http})
       this.inFlight.add(req)
       const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), {code: 'timeout'})), Math.max(1, deadline - begin))
-      req.on('error', (err: Error & {code?: string}) => done(failure(url.href, err.code ?? err.message, this.now() - begin)))
+      req.on('error', (err: Error & {code?: string}) => {
+        // The server closed an idle kept-alive socket as this request went out on it: nothing was
+        // answered, so the GET is sent again (each kept socket can be stale once; a new one is not reused).
+        if (req.reusedSocket && resent <= this.options.maxSockets && !settled && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          settled = true
+          clearTimeout(timer)
+          this.inFlight.delete(req)
+          resolve(this.once(url, opts, deadline, resent + 1))
+          return
+        }
+        done(failure(url.href, err.code ?? err.message, this.now() - begin))
+      })
       req.on('response', (res) => {
         this.keepCookies(res, url)
         const base = {url: url.href, status: res.statusCode ?? 0, headers: res.headers, contentType: res.headers['content-type']}

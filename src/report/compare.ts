@@ -27,6 +27,16 @@ function cells(r: CompareReport) {
   }
 }
 
+/** Per fix, before and after: what it would prevent per 1000 page loads (the advice's prediction, then what is left of it). */
+function fixCells(r: CompareReport): (string | number)[][] {
+  const n = (x: number | null): string | number => x ?? '?'
+  const change = (a: number | null, b: number | null): string => (a === null || b === null || a === 0 ? '-' : `${b <= a ? '−' : '+'}${Math.round(Math.abs(1 - b / a) * 100)}%`)
+  return (r.comparison?.fixes ?? []).map((f) => [f.fix, n(f.before), n(f.after), change(f.before, f.after)])
+}
+
+const FIX_HEAD = ['Fix', 'Prevents before (per 1000)', 'Left after (per 1000)', 'Change']
+const fixTitle = (r: CompareReport): string => `What each fix would prevent, per 1000 page loads: predicted for ${r.comparison?.before ?? 'before'}, left in ${r.comparison?.after ?? 'after'}`
+
 const DEPLOY_HEAD = ['Group', 'Deploy', 'Start (UTC)', 'Builds', 'Pods', 'Page loads', 'Race broken', 'Share', 'Stale broken', 'Users', 'Rollout window']
 const GROUP_HEAD = ['Group', 'Deploys', 'Pods', 'Page loads', 'Race broken', 'Share', 'Stale broken', 'Users', 'Users/deploy', 'Mean window']
 
@@ -51,8 +61,10 @@ export function renderCompareTable(r: CompareReport, width?: number): string {
   const split = r.split.kind === 'fix-date' ? `Split at ${shortTime(r.split.fixDate)}.` : 'Split by labelled input sets.'
   // Group names are the user's own (--set NAME), but a terminal gets them made safe all the same.
   const safe = (rows: (string | number)[][]): (string | number)[][] => rows.map((row) => row.map((c) => (typeof c === 'string' ? terminalSafe(c) : c)))
+  const fixes = fixCells(r)
+  const perFix = fixes.length > 0 ? [wrap(terminalSafe(fixTitle(r)), width), fit(FIX_HEAD, safe(fixes)), ''] : []
   return [wrap(terminalSafe(r.comparison?.verdict ?? expectation(r)), width), '', split, 'Per deploy', fit(DEPLOY_HEAD, safe(deploys)), '', 'Per group', fit(GROUP_HEAD, safe(groups)), '',
-    wrap(terminalSafe(expectation(r)), width), ''].join('\n')
+    ...perFix, wrap(terminalSafe(expectation(r)), width), ''].join('\n')
 }
 
 export function renderCompareMarkdown(r: CompareReport): string {
@@ -60,7 +72,8 @@ export function renderCompareMarkdown(r: CompareReport): string {
   const row = (xs: (string | number)[]): string => `| ${xs.map((x) => mdCell(String(x))).join(' | ')} |`
   return ['## skewscan: did the fix work?', '', mdCell(r.comparison?.verdict ?? expectation(r)), '',
     row(GROUP_HEAD), `|${GROUP_HEAD.map(() => ' --- ').join('|')}|`, ...groups.map(row), '',
-    row(DEPLOY_HEAD), `|${DEPLOY_HEAD.map(() => ' --- ').join('|')}|`, ...deploys.map(row), ''].join('\n')
+    row(DEPLOY_HEAD), `|${DEPLOY_HEAD.map(() => ' --- ').join('|')}|`, ...deploys.map(row), '',
+    ...(fixCells(r).length > 0 ? [`**${mdCell(fixTitle(r))}**`, '', row(FIX_HEAD), `|${FIX_HEAD.map(() => ' --- ').join('|')}|`, ...fixCells(r).map(row), ''] : [])].join('\n')
 }
 
 export function renderCompareHtml(r: CompareReport, generatedAt: Date, version: string): string {
@@ -85,6 +98,7 @@ export function renderCompareHtml(r: CompareReport, generatedAt: Date, version: 
   return htmlPage('skewscan: did the fix work?', [
     '<h1>Did the fix work?</h1>', `<p class="muted">Generated ${esc(generatedAt.toISOString())} by skewscan ${esc(version)}</p>`,
     `<p class="answer">${esc(r.comparison?.verdict ?? expectation(r))}</p>`, '<h2>Share of page loads broken by the rollout race, per deploy</h2>', svg,
-    '<h2>Per group</h2>', table(GROUP_HEAD, groups), `<p>${esc(expectation(r))}</p>`, '<h2>Per deploy</h2>', table(DEPLOY_HEAD, deploys),
+    '<h2>Per group</h2>', table(GROUP_HEAD, groups), `<p>${esc(expectation(r))}</p>`,
+    ...(fixCells(r).length > 0 ? [`<h2>${esc(fixTitle(r))}</h2>`, table(FIX_HEAD, fixCells(r))] : []), '<h2>Per deploy</h2>', table(DEPLOY_HEAD, deploys),
   ].join('\n'))
 }

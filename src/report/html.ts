@@ -3,6 +3,7 @@ import {appLabel, duration, headline, pct, shortTime} from './table'
 import {plural} from '../util/plural'
 import {type AxisPart, lengthWords, type TimeAxis, timeAxis} from './time-axis'
 import {idList, type Listed, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
+import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
 
 export interface HtmlOptions {
   /** When the report was made (passed in: renderers do not read the clock). */
@@ -308,7 +309,7 @@ svg .base{stroke:#c5cad3} svg .incident-mark{fill:#d2452f} svg .incident-mark.st
 svg .build{stroke:#2f9d57;stroke-width:5;stroke-linecap:round} svg .share.first{fill:#d2452f} svg .share.later{fill:#2f9d57}
 details.session{border:1px solid #e3e6eb;border-radius:4px;margin:4px 0;padding:4px 8px;background:#fff} details.session summary{cursor:pointer}
 table.waterfall tr.failed td{background:#fff0ee} td.lane{width:180px;padding:3px 4px} .bar{display:inline-block;width:6px;height:8px;background:#6d7a91;border-radius:2px}
-tr.failed .bar{background:#d2452f} dl.legend dt{font-weight:600;margin-top:6px} dl.legend dd{margin:0 0 0 16px}
+tr.failed .bar{background:#d2452f} dl.legend dt{font-weight:600;margin-top:6px} dl.legend dd{margin:0 0 0 16px} p.note{margin:2px 0 2px 16px}
 `
 
 /** One self-contained page: no scripts, no external fetches; a CSP forbids both in case anything slipped through. */
@@ -339,6 +340,7 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     '<h2>Deploys</h2>',
     r.deploys.length > 0 ? table(['Deploy', ...(apps ? ['App'] : []), 'Source', 'Window (UTC)', 'Length', 'Builds', 'Rollout race', 'Users', 'Crashed / page loads', 'Stale-tab failures', 'Forward', 'Backward', 'Incidents'], deployRows(r, deploys.shown)) +
       more(deploys, () => moreLine(deploys.more, 'deploy', `with at most ${plural(deploys.firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`)) : '<p class="muted">No deploys seen.</p>',
+    ...adviceHtml(r),
     '<h2>Incidents</h2>',
     r.incidents.length > 0 ? table(['Incident', 'Cause', 'Deploy', ...(apps ? ['App'] : []), 'Window (UTC)', 'Length', 'Users', 'Crashed / page loads', 'Share', 'Lazy chunk', 'Unstyled', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r, incidents.shown)) +
       more(incidents, () => moreLine(incidents.more, 'incident', `with at most ${plural(incidents.firstLeftOut?.affectedUsers ?? 0, 'user')} each`)) : '<p class="muted">No incidents.</p>',
@@ -358,6 +360,16 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     `<dl class="legend">${LEGEND.map(([term, text]) => `<dt>${esc(term)}</dt><dd>${esc(text)}</dd>`).join('')}</dl>`,
   ]
   return htmlPage('skewscan report', body.join('\n'))
+}
+
+/** The advice: per deploy (those with the most failures) a table of what each fix would have prevented, and a note per fix. */
+function adviceHtml(r: AnalysisReport): string[] {
+  const a = adviceText(r)
+  if (!a) return []
+  return ['<h2>Advice: which fix would have prevented which failures</h2>', `<p>${esc(a.overall)}</p>`,
+    ...a.deploys.map((d) => `<h3>${esc(d.title)}</h3>` + table(ADVICE_HEAD, d.rows.map((x) => x.map((c) => esc(c))), 'advice') +
+      [...d.notes, ...d.unknown].map((n) => `<p class="note">${esc(n)}</p>`).join('')),
+    a.more ? `<p class="muted more">${esc(a.more)}</p>` : '', `<p class="muted">${esc(ADVICE_LEGEND)}</p>`]
 }
 
 /** A whole page: inline styles only, and a CSP that forbids scripts and fetches. */

@@ -1,4 +1,5 @@
 import type {AnalysisReport} from '../model/report'
+import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {appLabel, duration, headline, pct, plural, shortTime} from './table'
 import {TERMINAL_UNSAFE} from './sanitize'
@@ -35,9 +36,25 @@ export function renderMarkdown(r: AnalysisReport): string {
     if (more > 0) out.push('', `_${mdCell(moreLine(more, 'incident', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} each`))}_`)
     out.push('')
   }
+  out.push(...adviceMarkdown(r))
   const i = r.input
   const n = r.nonUser
   out.push(`_${plural(i.records, 'record')} read (${i.skipped.total} skipped)${i.first && i.last ? `, ${shortTime(i.first)} → ${shortTime(i.last)}` : ''}; ` +
     `not people, not counted: crawlers ${plural(n.crawlers.requests, 'request')}, probe ${n.probe.requests}, scanners ${n.scanners.requests}._`, '')
   return out.join('\n')
+}
+
+/** The advice: per deploy (those with the most failures) a table of what each fix would have prevented, and a note per fix. */
+function adviceMarkdown(r: AnalysisReport): string[] {
+  const a = adviceText(r)
+  if (!a) return []
+  const row = (xs: readonly string[]): string => `| ${xs.map(mdCell).join(' | ')} |`
+  const out = ['### Advice: which fix would have prevented which failures', '', mdCell(a.overall), '']
+  for (const d of a.deploys) {
+    out.push(`**${mdCell(d.title)}**`, '', row(ADVICE_HEAD), '| --- | ---: | ---: | ---: | ---: | --- |', ...d.rows.map(row), '')
+    out.push(...[...d.notes, ...d.unknown].map((n) => `- ${mdCell(n)}`), '')
+  }
+  if (a.more) out.push(`_${mdCell(a.more)}_`, '')
+  out.push(`_${mdCell(ADVICE_LEGEND)}_`, '')
+  return out
 }

@@ -1,7 +1,9 @@
 import type {AnalysisReport, DeployReport, IncidentReport} from '../model/report'
+import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
 import {type Column, fitTable} from './fit-table'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {terminalSafe} from './sanitize'
+import {duration} from '../util/duration'
 import {plural} from '../util/plural'
 
 export interface TableOptions {
@@ -16,12 +18,7 @@ export function shortTime(iso: string): string {
   return iso.replace('T', ' ').replace(/\.000Z$/, 'Z').replace(/(\.\d{3})Z$/, '$1Z')
 }
 
-export function duration(seconds: number): string {
-  if (seconds < 120) return `${Math.round(seconds * 10) / 10} s`
-  const m = Math.floor(seconds / 60)
-  if (m < 120) return `${m} min ${Math.round(seconds - m * 60)} s`
-  return `${Math.floor(m / 60)} h ${m % 60} min`
-}
+export {duration}
 
 export const pct = (share: number): string => `${Math.round(share * 1000) / 10}%`
 export {plural}
@@ -168,6 +165,22 @@ function appTable(r: AnalysisReport, width: number | undefined): string {
   ], width), more, () => moreLine(more, 'app', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`), width)
 }
 
+/** Per deploy (those with the most failures): what each fix would have prevented, a table of numbers and a note per fix. */
+function adviceLines(r: AnalysisReport, width: number | undefined): string[] {
+  const a = adviceText(r)
+  if (!a) return []
+  const out = ['Advice: which fix would have prevented which failures', wrap(terminalSafe(a.overall), width), '']
+  for (const d of a.deploys) {
+    const numeric = (i: number): boolean => i > 0 && i < 5
+    out.push(wrap(terminalSafe(d.title), width), fitted(ADVICE_HEAD.map((head, i) => ({head, cells: d.rows.map((x) => terminalSafe(x[i] ?? '')), ...(numeric(i) ? {align: 'right' as const} : {})})), width))
+    for (const line of [...d.notes, ...d.unknown]) out.push(wrap(terminalSafe(`- ${line}`), width))
+    out.push('')
+  }
+  if (a.more) out.push(wrap(a.more, width), '')
+  out.push(wrap(ADVICE_LEGEND, width), '')
+  return out
+}
+
 /** Text wrapped at word boundaries to `width` columns (no wrap without a width). */
 export function wrap(text: string, width: number | undefined): string {
   if (width === undefined || !Number.isFinite(width) || width < 20) return text
@@ -240,6 +253,7 @@ export function renderTable(r: AnalysisReport, opts: TableOptions): string {
   if (r.incidents.length > 0) parts.push(`Incidents${clock.title}`, incidentTable(r, clock, w), '')
   const l = legend(r)
   if (l) parts.push(wrap(l, w), '')
+  parts.push(...adviceLines(r, w))
   if (r.affectedUsers.length > 0) {
     const shown = Math.min(opts.topSessions, r.affectedUsers.length)
     parts.push(`Most affected sessions (${shown} of ${r.affectedUsers.length})`, sessionTable(r, opts.topSessions, clock, w), '')

@@ -1,6 +1,8 @@
 import Ajv from 'ajv'
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {loadCapture, renderLog, stretchOf} from '../../scripts/captures/capture'
 import {compare} from '../../src/app/compare'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import {compareReport, deployRows} from '../../src/analysis/compare'
@@ -9,6 +11,7 @@ import {renderCompareHtml, renderCompareMarkdown} from '../../src/report/compare
 import {ROOT, runCli} from '../helpers/cli'
 
 const fx = (p: string): string => join(ROOT, 'fixtures', p)
+const NO_FIX = {'keep-old-assets': 0, 'version-pinning': 0, 'cookie-affinity': 0, 'not-found-for-missing-assets': 0, 'client-reload-on-chunk-error': 0, 'shorter-rollout': 0}
 const base = {normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000}
 const truth = (s: string) => JSON.parse(readFileSync(fx(`${s}/truth.json`), 'utf8'))
 
@@ -46,12 +49,42 @@ describe('compare: did the fix work?', () => {
 
   it('judges an after-group worse than affinity predicts, and says when pods are unknown', () => {
     const row = (group: string, broken: number, pods: number | null) => ({group, id: 'D1', start: '2026-11-29T14:00:00.000Z', fromBuild: 'B1', toBuild: 'B2', pods,
-      pageLoads: 100, brokenPageLoads: broken, brokenShare: broken / 100, staleBrokenPageLoads: 0, affectedUsers: broken, windowSeconds: 90})
+      pageLoads: 100, brokenPageLoads: broken, brokenShare: broken / 100, staleBrokenPageLoads: 0, affectedUsers: broken, windowSeconds: 90,
+      failedRequests: 2 * broken, prevents: {...NO_FIX, 'version-pinning': 2 * broken}})
     expect(compareReport({kind: 'sets'}, [{name: 'a', rows: [row('a', 60, 3)]}, {name: 'b', rows: [row('b', 50, 3)]}]).comparison?.verdict)
       .toContain('more than cookie affinity alone leaves (about 20% with 3 pods)')
     expect(compareReport({kind: 'sets'}, [{name: 'a', rows: [row('a', 60, null)]}, {name: 'b', rows: [row('b', 10, null)]}]).comparison?.verdict)
       .toContain('cannot be estimated (--pods N)')
     expect(deployRows('x', {deploys: [], incidents: [], builds: []} as never)).toEqual([])
+  })
+
+  it('puts what a fix actually prevented beside what the advice predicted: real captures before and after keeping old assets, and affinity', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skewscan-compare-'))
+    try {
+      const log = (name: string): string => {
+        const c = loadCapture(ROOT, name)
+        const file = join(dir, `${name}.log`)
+        writeFileSync(file, renderLog(c, 'nginx-json', stretchOf(c, 10), 'oldest-first'))
+        return file
+      }
+      const sets = (after: string) => compare({base, sets: [{name: 'rr-3', inputs: [log('rr-3')]}, {name: after, inputs: [log(after)]}]})
+      const kept = await sets('keep-old-assets')
+      const [before, after] = kept.groups
+      // The truth: 21 of rr-3's 33 failed requests were old pages asking new pods; none of keep-old-assets' 9 were.
+      expect([before?.failedRequests, before?.prevents['keep-old-assets'], after?.failedRequests, after?.prevents['keep-old-assets']]).toEqual([33, 21, 9, 0])
+      const perThousand = (n: number, g: typeof before) => Math.round((n / (g?.pageLoads ?? 1)) * 10_000) / 10
+      expect(kept.comparison?.fixes[0]).toEqual({fix: 'keep-old-assets', before: perThousand(21, before), after: 0})
+      expect(kept.comparison?.verdict).toContain(`the failures keep-old-assets prevents went from ${perThousand(21, before)} to 0 (−100%): the advice for rr-3 predicted it would prevent 21 of 33 failed requests`)
+      expect(renderCompareMarkdown(kept)).toContain(`| keep-old-assets | ${perThousand(21, before)} | 0 | −100% |`)
+      // Affinity: what remains after is its own residual, so the fix that was made shows as affinity.
+      const sticky = await sets('sticky')
+      expect(sticky.comparison?.fixes[0]).toMatchObject({fix: 'cookie-affinity', after: 0})
+      expect(sticky.groups[1]?.prevents['keep-old-assets']).toBe(6)
+      const validate = new Ajv({strict: false}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'compare.schema.json'), 'utf8')))
+      expect(validate.errors ?? validate(JSON.parse(JSON.stringify(kept)))).toBe(true)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('runs from the command line, and rejects a half-given split with exit 2', () => {
