@@ -26,7 +26,7 @@ export const datadogFlags = {
   site: Flags.string({description: 'Datadog site (datadoghq.com, datadoghq.eu, us3.datadoghq.com, ...); default DD_SITE or DATADOG_SITE, else datadoghq.com', helpGroup: GROUP}),
   'api-url': Flags.string({description: 'base URL of the Datadog API, for proxies (default https://api.<site>; env SKEWSCAN_API_URL)', helpGroup: GROUP}),
   pull: pullFlag('windows'),
-  'window-pad': Flags.string({description: 'with --pull windows, how far before a candidate failure asset requests are pulled (default: --horizon)', helpGroup: GROUP}),
+  'window-pad': Flags.string({description: 'with --pull windows, how far before a failure the requests of the person it hit are pulled (everyone\'s asset requests when people cannot be listed by address; default: --horizon)', helpGroup: GROUP}),
   concurrency: Flags.integer({default: 3, description: 'time slices pulled at once (1-8)', helpGroup: GROUP}),
   'max-wait': Flags.string({default: '5m', description: 'longest one request may take, retries and rate-limit waits included; then the run fails (exit 3)', helpGroup: GROUP}),
   timeout: Flags.string({default: '30s', hidden: true, description: 'timeout of one HTTP request'}),

@@ -43,6 +43,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     failures: Flags.string({description: 'write every failed request of a person to this file as NDJSON (app, cause, deploy, incident, reason, page load, request id)'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
     workers: Flags.integer({hidden: true, min: 0, description: 'worker threads reading large plain files (default: cores - 1); 0 reads everything on the main thread'}),
+    spool: Flags.string({description: 'with --from/--since: keep the pulled logs in this directory until the report is made; a pull that failed or was interrupted continues from there when the same command is run again', helpGroup: 'DATADOG'}),
     plan: Flags.boolean({description: 'with --from/--since: say what the pull will cost (events in the range, events and requests it takes, time at the rate limit) and stop; a live run on a terminal says it first', helpGroup: 'DATADOG'}),
   }
 
@@ -52,12 +53,15 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const {plan, failOn} = outputSettings(flags)
     if (this.jsonEnabled() && flags.format) this.notice(`--json prints the report as JSON to stdout; --format ${flags.format.join(',')} is not used (leave out --json, or use --format json)`)
     if (argv.length === 0 && !wantsDatadog(flags)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
+    // The HTML report keeps every broken page load's requests and the traffic timeline.
+    const analysis = {...settings.analysis, detail: plan.formats.includes('html')}
     // Modules loaded only when used (start-up time): an offline run never loads the Datadog code, a
     // --json run no renderer. `require`, not `import()`, which would bypass ts-node in dev mode.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const live = wantsDatadog(flags) ? await (require('../sources/datadog/live-source') as typeof import('../sources/datadog/live-source'))
-      .openDatadogLogs(liveRequest(flags, process.env, Date.now(), settings), pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
+      .openDatadogLogs({...liveRequest(flags, process.env, Date.now(), {...settings, analysis}), ...(flags.spool === undefined || flags.plan ? {} : {spool: flags.spool})}, pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
     if (flags.plan && !live) throw new ConfigError('--plan says what a Datadog pull will cost: give --from or --since')
+    if (flags.spool !== undefined && !wantsDatadog(flags)) throw new ConfigError('--spool keeps a Datadog pull: give --from or --since')
     if (live && (flags.plan || process.stderr.isTTY === true)) {
       const {query, from, to} = live.summary()
       const view: PullPlanView = {query, from, to, estimate: await live.estimate()}
@@ -72,7 +76,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const failures: FailureRecord[] = []
     const reading = readHooks((m) => this.notice(m), process.stderr.isTTY === true && !live)
     const report = await analyze({
-      ...settings, analysis: {...settings.analysis, detail: plan.formats.includes('html')},
+      ...settings, analysis,
       inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
       onFailure: plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
       sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, census: live?.census, onNotice: (m) => reading.note(m), onProgress: reading.onProgress,

@@ -84,6 +84,8 @@ export interface DatadogInputSummary {
   /** The time pulled: the whole range, or the windows around candidate failures (at most 100 listed). */
   windows: {count: number; pulledSeconds: number; rangeSeconds: number; list: {start: string; end: string}[]}
   deployEvents?: {api: 'v2' | 'v1'; events: number; deploys: number; fallbackReason?: string}
+  /** With `--spool`: the events an earlier, interrupted run had pulled, read back from the spool (not counted in `pulled`). */
+  resumed?: {events: number}
 }
 
 /** One app: the site one set of pods serves (an ingress upstream, a virtual host, a service). */

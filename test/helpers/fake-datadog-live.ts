@@ -60,6 +60,8 @@ export interface LiveOptions {
   deployQuery?: string
   hooks?: PullHooks
   keys?: {apiKey?: string; appKey?: string}
+  /** `--spool DIR`. */
+  spool?: string
 }
 
 export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Promise<LiveRun> {
@@ -68,7 +70,7 @@ export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Pr
   const hooks: PullHooks = {onNotice: (m) => notices.push(m), ...opts.hooks}
   const live = await openDatadogLogs({
     connection: connection(fake, opts.keys), spec: spec(opts.mode ?? 'windows', opts.spec), tuning: tuning(opts.tuning), normalize: DEFAULT_NORMALIZE,
-    ...(opts.deployQuery ? {deployQuery: opts.deployQuery, deployRange: RANGE} : {}),
+    ...(opts.deployQuery ? {deployQuery: opts.deployQuery, deployRange: RANGE} : {}), ...(opts.spool ? {spool: opts.spool} : {}),
   }, hooks)
   // A tap on what the source reads, to compare it with what the server holds.
   const items: Pulled[] = []

@@ -247,6 +247,33 @@ describe('failures that are not retried, or not forever: exit 3 material', () =>
   })
 })
 
+describe('--spool: a pull that failed continues where it stopped', () => {
+  it('keeps what was pulled, says how to continue, and the next run pulls only the rest, with the plan kept, and gives the report of the whole', async () => {
+    const server = await fake('rolling-round-robin')
+    const spool = join(mkdtempSync(join(tmpdir(), 'skewscan-spool-')), 'pull')
+    const whole = (await liveAnalyze(server)).report.input.datadog?.requests.search ?? 0
+    // The search fails for good after some pages (retries run out).
+    server.inject({endpoint: 'logs-search', fault: faults.status(500), after: 26, times: Infinity})
+    const failed = liveAnalyze(server, {spool, tuning: {concurrency: 1, timeoutMs: 10_000, retry: {maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, maxElapsedMs: 20_000}}})
+    await expect(failed).rejects.toThrow(new RegExp(`\\d+ events pulled so far are kept in ${spool.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: run the same command again to continue where it stopped\\.$`))
+    expect(readdirSync(spool).sort()).toEqual(['pull-state.json', 'pull.ndjson.gz'])
+    const aggregates = server.requestsTo('logs-aggregate').length
+    server.clearFaults()
+    const live = await liveAnalyze(server, {spool})
+    expect(withoutInput(live.report)).toEqual(withoutInput(await fileReport('rolling-round-robin')))
+    expect(live.notices).toContainEqual(expect.stringMatching(/^Continuing the pull kept in .*pull \(service:ingress-nginx, 2026-11-29T13:55:00\.000Z to 2026-11-29T14:45:00\.000Z\): \d+ events already pulled$/))
+    // The plan was kept: no aggregate asked again; the events already pulled were not pulled again.
+    expect(server.requestsTo('logs-aggregate')).toHaveLength(aggregates)
+    const dd = live.report.input.datadog
+    expect(dd?.resumed?.events).toBeGreaterThan(0)
+    expect((dd?.resumed?.events ?? 0) + (dd?.pulled ?? 0)).toBe(expectedIds(server, live.plan).length)
+    // Slices wholly before where the first run stopped are not asked again.
+    expect(dd?.requests.search).toBeLessThan(whole)
+    // The report is made: the spool is gone.
+    expect(existsSync(spool)).toBe(false)
+  })
+})
+
 describe('requests as Datadog expects them on the wire', () => {
   it('search: snake_case keys, page.limit 1000, string times, ascending sort, a fresh body per slice, cursors followed', async () => {
     const server = await fake('rolling-round-robin')

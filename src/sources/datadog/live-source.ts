@@ -13,7 +13,13 @@ import {normalizeObject} from '../file/records'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
+import {createReadStream, promises as fs} from 'node:fs'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {createGunzip} from 'node:zlib'
 import {pullDeployEvents} from './deploy-events'
+import {PullFile, type PullFileState, readPullState} from './pull-file'
+import {pluralCount} from '../../util/plural'
 import type {PageCensus} from '../../analysis/census'
 import {DatadogPull, type PullHooks, type PullSpec, type PullTuning} from './pull'
 import type {PullEstimate} from './estimate'
@@ -24,8 +30,11 @@ export class DatadogLogSource implements RecordSource {
   readonly displayName = DATADOG_SOURCE_NAME
   readonly stats: SourceStats = {file: DATADOG_SOURCE_NAME, format: 'datadog-logs-api', records: 0, skipped: 0}
   private read = false
+  /** Events read back from the spool, pulled by an earlier run. */
+  replayed = 0
 
-  constructor(private readonly pull: DatadogPull, private readonly normalize: NormalizeOptions) {}
+  /** `spool`: the pull is written there as it comes, and what an earlier run wrote is read back first. */
+  constructor(private readonly pull: DatadogPull, private readonly normalize: NormalizeOptions, private readonly spool?: Spool) {}
 
   async *batches(): AsyncGenerator<SourceBatch> {
     // The pull is merged in time order, so the analysis never asks to re-read it; re-pulling
@@ -33,10 +42,10 @@ export class DatadogLogSource implements RecordSource {
     if (this.read) throw new SourceError('the Datadog pull was asked to be read twice', DATADOG_SOURCE_NAME)
     this.read = true
     let line = 0
-    for await (const batch of this.pull.pulled()) {
+    const normalized = (items: readonly Record<string, unknown>[]): SourceBatch => {
       const events: AccessEvent[] = []
       const rejections: Rejection[] = []
-      for (const {item} of batch) {
+      for (const item of items) {
         line++
         this.stats.records++
         const location = {file: DATADOG_SOURCE_NAME, line}
@@ -48,8 +57,31 @@ export class DatadogLogSource implements RecordSource {
           rejections.push({reason: out.reason, location, ...(out.detail ? {detail: out.detail} : {})})
         }
       }
-      yield {events, rejections}
+      return {events, rejections}
     }
+    const spool = this.spool
+    if (!spool) {
+      for await (const batch of this.pull.pulled()) yield normalized(batch.map((p) => p.item))
+      return
+    }
+    for await (const items of spool.written()) {
+      this.replayed += items.length
+      yield normalized(items)
+    }
+    try {
+      for await (const batch of this.pull.pulled(spool.file.resumePoint)) {
+        await spool.file.add(batch)
+        yield normalized(batch.map((p) => p.item))
+      }
+    } catch (error: unknown) {
+      // What was pulled is a time-ordered prefix: kept for the next run (an interrupted run keeps its last flush).
+      await spool.file.close(false)
+      const kept = `${pluralCount(spool.file.state.written.events, 'event')} pulled so far ${spool.file.state.written.events === 1 ? 'is' : 'are'} kept in ${spool.dir}: run the same command again to continue where it stopped`
+      if (error instanceof SourceError) throw new SourceError(`${error.message}\n${kept}.`, error.file)
+      throw error
+    }
+    await spool.file.close(true)
+    await spool.remove()
   }
 }
 
@@ -61,6 +93,8 @@ export interface LiveRequest {
   /** `--deploy-query`, searched over `deployRange`. */
   deployQuery?: string
   deployRange?: TimeRange
+  /** `--spool DIR`: the pull is kept there until the report is made, and continued from there after a failure. */
+  spool?: string
 }
 
 export interface LiveLogs {
@@ -79,16 +113,60 @@ export interface LiveLogs {
  * fallbacks come before the analysis and a bad key fails before any log is pulled.
  */
 export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): Promise<LiveLogs> {
-  const spec: PullSpec = {...req.spec}
+  const kept = req.spool === undefined ? undefined : await readPullState(join(req.spool, SPOOL_STATE), 'analyze --spool')
+  if (kept && req.spool !== undefined) {
+    const {query, range} = kept.spec
+    hooks.onNotice?.(`Continuing the pull kept in ${req.spool} (${query}, ${new Date(range.from).toISOString()} to ${new Date(range.to).toISOString()}): ${pluralCount(kept.written.events, 'event')} already pulled`)
+  }
+  const spec: PullSpec = kept?.spec ?? {...req.spec}
   const pull = new DatadogPull(req.connection, spec, req.tuning, hooks)
+  if (kept) pull.use(kept.plan)
   let deploys: DeclaredDeploy[] = []
   if (req.deployQuery !== undefined) {
     const r = await pullDeployEvents(pull.client, req.deployQuery, req.deployRange ?? req.spec.range, hooks.onNotice)
     deploys = r.deploys
     pull.deployEvents = {api: r.api, events: r.events, deploys: r.deploys.length, ...(r.fallbackReason ? {fallbackReason: r.fallbackReason} : {})}
     // Page loads of the deploys' windows are counted exactly only where page requests are read.
-    spec.deployTimes = deploys.flatMap((d) => (d.end === undefined ? [d.start] : [d.start, d.end]))
+    if (!kept) spec.deployTimes = deploys.flatMap((d) => (d.end === undefined ? [d.start] : [d.start, d.end]))
   }
-  await pull.plan()
-  return {source: new DatadogLogSource(pull, req.normalize), deploys, summary: () => pull.summary(), estimate: () => pull.estimate(), census: () => pull.census()}
+  const plan = await pull.plan()
+  const spool = req.spool === undefined ? undefined : await Spool.open(req.spool, kept ?? {version: 1, spec, plan, gzip: true, written: {bytes: 0, events: 0, lastTime: null, idsAtLastTime: []}})
+  const source = new DatadogLogSource(pull, req.normalize, spool)
+  const summary = (): DatadogInputSummary => ({...pull.summary(), ...(source.replayed > 0 ? {resumed: {events: source.replayed}} : {})})
+  return {source, deploys, summary, estimate: () => pull.estimate(), census: () => pull.census()}
+}
+
+const SPOOL_FILE = 'pull.ndjson.gz'
+const SPOOL_STATE = 'pull-state.json'
+
+/** `--spool DIR`: the pull file and its state, in a directory of the user's. */
+class Spool {
+  private constructor(readonly dir: string, readonly file: PullFile) {}
+
+  static async open(dir: string, state: PullFileState): Promise<Spool> {
+    await fs.mkdir(dir, {recursive: true})
+    return new Spool(dir, await PullFile.open(join(dir, SPOOL_FILE), join(dir, SPOOL_STATE), state, Date.now))
+  }
+
+  /** The items an earlier run wrote, in batches, in the order written. */
+  async *written(): AsyncGenerator<Record<string, unknown>[]> {
+    if (this.file.state.written.events === 0) return
+    const lines = createInterface({input: createReadStream(this.file.path, {end: this.file.state.written.bytes - 1}).pipe(createGunzip()), crlfDelay: Number.POSITIVE_INFINITY})
+    let batch: Record<string, unknown>[] = []
+    for await (const line of lines) {
+      if (line === '') continue
+      batch.push(JSON.parse(line) as Record<string, unknown>)
+      if (batch.length >= 1000) {
+        yield batch
+        batch = []
+      }
+    }
+    if (batch.length > 0) yield batch
+  }
+
+  /** The report is made: the pull is no longer needed. */
+  async remove(): Promise<void> {
+    await fs.rm(this.file.path, {force: true})
+    await fs.rmdir(this.dir).catch(() => undefined)
+  }
 }

@@ -1,5 +1,7 @@
-import {DATADOG_SITES, exportSettings, liveSettings, maskSecrets, resolveBaseUrl, resolveKeys, resolveSite, wantsDatadog} from '../../../src/config/datadog'
+import {DATADOG_SITES, exportSettings, liveSettings, maskSecrets, pageCounting, resolveBaseUrl, resolveKeys, resolveSite, wantsDatadog} from '../../../src/config/datadog'
 import {ConfigError} from '../../../src/config/parse'
+import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
+import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 
 describe('resolveSite: --site, else DD_SITE / DATADOG_SITE, else datadoghq.com; checked against the list', () => {
   it.each([
@@ -96,5 +98,19 @@ describe('wantsDatadog', () => {
     expect(wantsDatadog({since: '2h'})).toBe(true)
     expect(wantsDatadog({from: 'now-1h', query: 'service:web'})).toBe(true)
     expect(() => wantsDatadog({query: 'service:web', 'deploy-query': 'source:kubernetes'})).toThrow('--query, --deploy-query read from Datadog: give --from or --since too')
+  })
+})
+
+describe('pageCounting: when a live pull counts page requests on Datadog\'s side', () => {
+  const base = {...DEFAULT_OPTIONS}
+  it('by the facets that name apps as the analysis does, in its order', () => {
+    expect(pageCounting(base, DEFAULT_NORMALIZE)).toEqual({appFacets: ['@proxy.name', '@proxy_upstream_name', '@http.url_details.host', 'service']})
+    expect(pageCounting({...base, appSource: 'host'}, DEFAULT_NORMALIZE)).toEqual({appFacets: ['@http.url_details.host']})
+  })
+  it('not for an HTML report (its timeline keeps every page load), an app named by --app-key, or a --field mapping of what is grouped by', () => {
+    expect(pageCounting({...base, detail: true}, DEFAULT_NORMALIZE)).toBeUndefined()
+    expect(pageCounting({...base, appSource: 'key'}, DEFAULT_NORMALIZE)).toBeUndefined()
+    expect(pageCounting(base, {...DEFAULT_NORMALIZE, fields: {userAgent: 'usr.agent'}})).toBeUndefined()
+    expect(pageCounting(base, {...DEFAULT_NORMALIZE, fields: {session: 'cookie_session'}})).toEqual({appFacets: expect.any(Array)})
   })
 })
