@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {buildDay, type Day, dayNdjson} from '../helpers/datadog-day'
 import {ROOT} from '../helpers/cli'
-import {FakeDatadog} from '../helpers/fake-datadog'
+import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, expectedIds, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput} from '../helpers/fake-datadog-live'
 import type {AnalysisReport} from '../../src/model/report'
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const file = join(dir, 'day.ndjson')
   writeFileSync(file, dayNdjson(day))
   offline = await fileAnalyze('day', file)
-}, 120_000)
+}, 300_000)
 
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
@@ -56,12 +56,17 @@ describe('a live pull of a day with a rollout of each of two apps', () => {
     } finally {
       await server.close()
     }
-  }, 120_000)
+  }, 300_000)
 
-  it('reads every page request, saying so, when the user agent is not a facet (crawlers could not be told from people), with the same report', async () => {
+  it('through faults (a 429 with its reset, 5xx, a cut body; a slow reply is held to the fixtures, whose aggregates answer fast) and a refused facet: reads every page request, saying so, when the user agent is not a facet, with the same report', async () => {
     const server = await serve({refusedFacets: ['@http.useragent']})
+    server.inject({endpoint: 'logs-search', fault: faults.rateLimited(1), after: 3})
+    server.inject({endpoint: 'logs-search', fault: faults.status(503), after: 6})
+    server.inject({endpoint: 'logs-search', fault: faults.cut(), after: 12})
+    server.inject({endpoint: 'logs-aggregate', fault: faults.status(500), after: 1})
     try {
       const live = await liveAnalyze(server, {spec: {range: day.range, query: QUERY}, tuning: TUNING})
+      expect(live.report.input.datadog?.requests.retries).toBeGreaterThanOrEqual(4)
       expect(withoutInput(live.report)).toEqual(withoutInput(offline))
       expect(live.notices).toContainEqual(expect.stringMatching(/^Datadog page requests cannot be counted on Datadog.s side \(.*@http\.useragent is not a facet\): reading every one of the range$/))
       expect(live.report.input.datadog?.narrowing.pageCounts).toEqual({used: false, reason: expect.stringMatching(/@http\.useragent is not a facet$/)})
@@ -70,5 +75,5 @@ describe('a live pull of a day with a rollout of each of two apps', () => {
     } finally {
       await server.close()
     }
-  }, 120_000)
+  }, 300_000)
 })
