@@ -40,6 +40,13 @@ describe('progress on stderr', () => {
       duplicates: 0, requests: {total: 20, search: 17, aggregate: 3, events: 0, retries: 1}, slices: 6, windows: {count: 1, pulledSeconds: 2340, rangeSeconds: 3000, list: []},
     })).toBe('Datadog: pulled 388 events (83.3% of 466 in the range) with 20 requests (17 search, 3 aggregate, 0 events, 1 retries) in 6 slices, 1 asset window (39 of 50 min)')
   })
+
+  it('after --spool continued a pull: the events an earlier run pulled count with this run\'s, and the line says how many', () => {
+    expect(pullSummaryLine({
+      query: 'service:web', from: '', to: '', site: 'datadoghq.com', pull: 'windows', narrowing: {aggregate: 'used', shellLengths: [1832]}, held: 466, pulled: 88, resumed: {events: 300},
+      duplicates: 0, requests: {total: 5, search: 5, aggregate: 0, events: 0, retries: 0}, slices: 6, windows: {count: 1, pulledSeconds: 2340, rangeSeconds: 3000, list: []},
+    })).toBe('Datadog: pulled 388 events (83.3% of 466 in the range), 300 of them by an earlier run (read back from the spool) with 5 requests (5 search, 0 aggregate, 0 events, 0 retries) in 6 slices, 1 asset window (39 of 50 min)')
+  })
 })
 
 describe('progress of a long file read', () => {
