@@ -153,7 +153,8 @@ function notFound(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
   const shells = e.byReason.fallback + e.byReason.contentType
   const missing = e.byReason.missing
   // Page loads (and users) with a request answered by a shell: their SyntaxError becomes a load error.
-  const withShell = {pageLoads: new Set(list.filter(isShell).map((f) => f.pageLoad)).size, users: new Set(list.filter(isShell).map((f) => f.session)).size}
+  const hit = list.filter(isShell)
+  const withShell = {pageLoads: new Set(hit.map((f) => f.pageLoad)).size, users: new Set(hit.map((f) => f.session)).size}
   const base = {fix: 'not-found-for-missing-assets' as const, basis: 'counted' as const, prevented: NONE, recovered: withShell}
   if (shells === 0 && missing > 0) {
     return {...base, inPlace: 'yes', note: `Pods already answer 404 for missing assets: all ${failures(missing)} are 404s, none a shell, so each is a load error the page can catch (see client-reload-on-chunk-error).`}

@@ -77,13 +77,15 @@ export class Analyzer {
       const attribution = attributeApp(state, appBuilds, deploys, options)
       return {state, builds: appBuilds, deploys, attribution, incidents: clusterIncidents(state.name, attribution.failures, options.incidentGapMs)}
     })
-    const report = buildReport({apps, unmatched, traffic: this.detector.traffic, options, ...(this.onFailure ? {onFailure: this.onFailure} : {})})
-    this.inexactWindows = states.reduce((n, s) => n + s.timeline.inexact, 0)
-    return report
+    return buildReport({apps, unmatched, traffic: this.detector.traffic, options, ...(this.onFailure ? {onFailure: this.onFailure} : {})})
   }
 
-  /** Set by finish: windows whose page loads could only be counted by the bucket (see PageLoadTimeline). */
-  inexactWindows = 0
+  /** After finish: windows whose page loads could only be counted by the bucket (see PageLoadTimeline). */
+  get inexactWindows(): number {
+    let n = 0
+    for (const s of this.detector.apps.values()) n += s.timeline.inexact
+    return n
+  }
 }
 
 /**

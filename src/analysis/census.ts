@@ -36,12 +36,19 @@ export interface CountedShells {
   n: number
 }
 
+/** Whether a time lies in a bucket counted rather than read. */
+export function inCountedBucket(census: PageCensus): (time: number) => boolean {
+  const read = new Set(census.read)
+  const bucketMs = census.bucketMs
+  return (time) => !read.has(Math.floor(time / bucketMs) * bucketMs)
+}
+
 /** Every app's counted shells in time order (buckets that were read left out). */
 export function countedShells(census: PageCensus): CountedShells[] {
-  const read = new Set(census.read)
+  const counted = inCountedBucket(census)
   const out: CountedShells[] = []
   for (const [app, counts] of Object.entries(census.apps)) {
-    for (const {bytes, counts: series} of counts.shells) for (const [time, n] of series) if (!read.has(time) && n > 0) out.push({time, app, bytes, n})
+    for (const {bytes, counts: series} of counts.shells) for (const [time, n] of series) if (counted(time) && n > 0) out.push({time, app, bytes, n})
   }
   return out.sort((a, b) => a.time - b.time || (a.app < b.app ? -1 : a.app > b.app ? 1 : 0) || a.bytes - b.bytes)
 }
@@ -53,9 +60,9 @@ export function countedShells(census: PageCensus): CountedShells[] {
 export function applyCensus(app: AppState, census: PageCensus): void {
   const counts = census.apps[app.name]
   if (!counts) return
-  const read = new Set(census.read)
+  const counted = inCountedBucket(census)
   for (const [t, n] of counts.pageLoads) {
-    if (read.has(t) || n <= 0) continue
+    if (!counted(t) || n <= 0) continue
     app.pageLoads += n
     app.timeline.addCounted(t, census.bucketMs, n)
   }

@@ -4,7 +4,7 @@ import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
 import {appOf, AppState} from './apps'
-import {type CountedShells, countedShells, type PageCensus} from './census'
+import {type CountedShells, countedShells, inCountedBucket, type PageCensus} from './census'
 import {assetMatcher} from './asset-patterns'
 import type {Build} from './builds'
 import type {AnalysisOptions} from './options'
@@ -67,12 +67,8 @@ export class Detector {
 
   /** `keepDetail`: every failure's method, status, bytes, pod and location, for `--failures` and the per-request reports. */
   constructor(private readonly options: AnalysisOptions, private readonly keepDetail: boolean, census?: PageCensus) {
+    if (census) this.inCount = inCountedBucket(census)
     this.counted = census ? countedShells(census) : []
-    if (census) {
-      const read = new Set(census.read)
-      const bucketMs = census.bucketMs
-      this.inCount = (time) => !read.has(Math.floor(time / bucketMs) * bucketMs)
-    }
     this.isAsset = assetMatcher(options.assetPatterns)
     this.shellPaths = new Set(options.shellPaths)
     this.traffic = options.detail ? new TrafficHistogram(10_000) : undefined
@@ -301,11 +297,13 @@ export class Detector {
     if (e.method !== 'GET') return
     let build: Build | undefined
     const shellPath = this.shellPaths.has(e.path)
+    // A shell-path request in a counted bucket is in the count already (routes are read in full).
+    const counted = shellPath && this.inCount(e.time)
     if (e.status >= 200 && e.status < 300) {
       if (shellPath && e.bytes > 0) build = app.builds.match(e.bytes)
       else if (isDocumentPath(e.path)) build = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
       if (!build) return
-      app.builds.shellServed(build, e.time, e.upstream, e.version, shellPath && this.inCount(e.time))
+      app.builds.shellServed(build, e.time, e.upstream, e.version, counted)
     } else if (!(e.status === 304 && shellPath)) {
       return // a revalidated shell (304) still starts a page load, of a build we cannot tell
     }
@@ -313,8 +311,7 @@ export class Detector {
     if (agent !== undefined) return
     const pl = app.sessions.startPageLoad(key, e.time, e.path, build, e.upstream)
     if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
-    // Only shell paths are counted (routes are read in full).
-    if (shellPath && this.inCount(e.time)) return
+    if (counted) return
     app.timeline.add(e.time)
     this.traffic?.pageLoad(app.name, e.time)
     app.pageLoads++

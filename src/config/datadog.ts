@@ -204,7 +204,7 @@ export function liveRequest(f: DatadogFlags, env: Env, now: number, s: {analysis
 
 /**
  * Whether page requests can be counted on Datadog's side (see sources/datadog/census.ts), and the
- * facets that name apps: not when the report keeps every page load's requests (--detail: the HTML
+ * facets that name apps: not when the report keeps every page load's requests (`detail`: the HTML
  * report's timeline), nor when --field maps what counting groups by (the app, agent, pod, length).
  */
 export function pageCounting(a: AnalysisOptions, n: NormalizeOptions): {appFacets: readonly string[]} | undefined {

@@ -267,8 +267,8 @@ describe('--spool: a pull that failed continues where it stopped', () => {
     const dd = live.report.input.datadog
     expect(dd?.resumed?.events).toBeGreaterThan(0)
     expect((dd?.resumed?.events ?? 0) + (dd?.pulled ?? 0)).toBe(expectedIds(server, live.plan).length)
-    // Slices wholly before where the first run stopped are not asked again.
-    expect(dd?.requests.search).toBeLessThan(whole)
+    // Slices wholly before where the first run stopped are not asked again (retries on a busy machine left out).
+    expect((dd?.requests.search ?? 0) - (dd?.requests.retries ?? 0)).toBeLessThan(whole)
     // The report is made: the spool is gone.
     expect(existsSync(spool)).toBe(false)
   })

@@ -112,7 +112,7 @@ export async function bucketsOfPeople(client: DatadogClient, scope: SearchScope,
 }
 
 /** The facet of the client's address in Datadog's web access log pipelines. */
-export const CLIENT_FACET = '@network.client.ip'
+const CLIENT_FACET = '@network.client.ip'
 
 /**
  * The buckets where a query matched anything, per client address. Undefined when there were more

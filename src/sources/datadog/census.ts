@@ -26,15 +26,20 @@ const AGENT_FACET = '@http.useragent'
 /** Apps one census lists at most (nested group-bys multiply: apps × agents ≤ GROUP_LIMIT). */
 const MAX_APPS = 20
 
-/** The shells and page loads counted per app; `reason` when they cannot be counted exactly. */
-export type ShellCount = {apps: Map<string, AppShells>; lengths: number[]; facet: string | null} | {reason: string}
+/** The shells and page loads counted per app. */
+export interface Counted {
+  apps: Map<string, AppShells>
+  lengths: number[]
+  facet: string | null
+}
 
 export interface AppShells {
   shells: Map<number, Map<number, number>>
   pageLoads: Map<number, number>
 }
 
-interface Ask {
+/** What an aggregate asks over: the client, the indexes, the range and its bucket. */
+export interface Ask {
   client: DatadogClient
   scope: SearchScope
   range: TimeRange
@@ -46,7 +51,7 @@ interface Ask {
  * the first of `facets` that every shell-path request carries (one no request carries is skipped;
  * one only some carry cannot name apps as the analysis does: not counted).
  */
-export async function countShells(ask: Ask, q: QueryBuilder, facets: readonly string[]): Promise<ShellCount> {
+export async function countShells(ask: Ask, q: QueryBuilder, facets: readonly string[]): Promise<Counted | {reason: string}> {
   const {client, scope, range, bucket} = ask
   let chosen: {facet: string | null; shells: GroupedSeries} | undefined
   for (const facet of facets) {

@@ -13,10 +13,9 @@ import {normalizeObject} from '../file/records'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {SourceError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
-import {createReadStream, promises as fs} from 'node:fs'
+import {promises as fs} from 'node:fs'
 import {join} from 'node:path'
-import {createInterface} from 'node:readline'
-import {createGunzip} from 'node:zlib'
+import {FileSource} from '../file/file-source'
 import {pullDeployEvents} from './deploy-events'
 import {PullFile, type PullFileState, readPullState} from './pull-file'
 import {pluralCount} from '../../util/plural'
@@ -64,10 +63,13 @@ export class DatadogLogSource implements RecordSource {
       for await (const batch of this.pull.pulled()) yield normalized(batch.map((p) => p.item))
       return
     }
-    for await (const items of spool.written()) {
-      this.replayed += items.length
-      yield normalized(items)
-    }
+    // What an earlier run wrote is read back as any export is read.
+    const written = new FileSource(spool.file.path, DATADOG_SOURCE_NAME, this.normalize)
+    yield* written.batches()
+    this.replayed = written.stats.records
+    this.stats.records += written.stats.records
+    this.stats.skipped += written.stats.skipped
+    line = written.stats.records
     try {
       for await (const batch of this.pull.pulled(spool.file.resumePoint)) {
         await spool.file.add(batch)
@@ -113,10 +115,13 @@ export interface LiveLogs {
  * fallbacks come before the analysis and a bad key fails before any log is pulled.
  */
 export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): Promise<LiveLogs> {
-  const kept = req.spool === undefined ? undefined : await readPullState(join(req.spool, SPOOL_STATE), 'analyze --spool')
-  if (kept && req.spool !== undefined) {
-    const {query, range} = kept.spec
-    hooks.onNotice?.(`Continuing the pull kept in ${req.spool} (${query}, ${new Date(range.from).toISOString()} to ${new Date(range.to).toISOString()}): ${pluralCount(kept.written.events, 'event')} already pulled`)
+  let kept: PullFileState | undefined
+  if (req.spool !== undefined) {
+    kept = await readPullState(join(req.spool, SPOOL_STATE), 'analyze --spool')
+    if (kept) {
+      const {query, range} = kept.spec
+      hooks.onNotice?.(`Continuing the pull kept in ${req.spool} (${query}, ${new Date(range.from).toISOString()} to ${new Date(range.to).toISOString()}): ${pluralCount(kept.written.events, 'event')} already pulled`)
+    }
   }
   const spec: PullSpec = kept?.spec ?? {...req.spec}
   const pull = new DatadogPull(req.connection, spec, req.tuning, hooks)
@@ -146,22 +151,6 @@ class Spool {
   static async open(dir: string, state: PullFileState): Promise<Spool> {
     await fs.mkdir(dir, {recursive: true})
     return new Spool(dir, await PullFile.open(join(dir, SPOOL_FILE), join(dir, SPOOL_STATE), state, Date.now))
-  }
-
-  /** The items an earlier run wrote, in batches, in the order written. */
-  async *written(): AsyncGenerator<Record<string, unknown>[]> {
-    if (this.file.state.written.events === 0) return
-    const lines = createInterface({input: createReadStream(this.file.path, {end: this.file.state.written.bytes - 1}).pipe(createGunzip()), crlfDelay: Number.POSITIVE_INFINITY})
-    let batch: Record<string, unknown>[] = []
-    for await (const line of lines) {
-      if (line === '') continue
-      batch.push(JSON.parse(line) as Record<string, unknown>)
-      if (batch.length >= 1000) {
-        yield batch
-        batch = []
-      }
-    }
-    if (batch.length > 0) yield batch
   }
 
   /** The report is made: the pull is no longer needed. */

@@ -242,18 +242,3 @@ export function clientWindows(byClient: ReadonlyMap<string, readonly number[]>, 
   }
   return out.map((w) => ({from: w.from, to: w.to, clients: [...w.set].sort()}))
 }
-
-/** The parts of a range that no range of `cover` (in time order, not overlapping) covers. */
-export function outside(cover: readonly TimeRange[], range: TimeRange): TimeRange[] {
-  const out: TimeRange[] = []
-  let from = range.from
-  for (const w of cover) {
-    if (w.to <= from || w.from >= range.to) continue
-    if (w.from > from) out.push({from, to: w.from})
-    from = Math.max(from, w.to)
-  }
-  if (from < range.to) out.push({from, to: range.to})
-  return out
-}
-
-export {mergeRanges}

@@ -18,7 +18,7 @@ import type {RetryPolicy} from './retry'
 import {plural} from '../../util/plural'
 import {estimatePull, type PullEstimate} from './estimate'
 import type {PageCensus} from '../../analysis/census'
-import {censusOf, countShells, type ShellCount, shellsByPod} from './census'
+import {type Ask, censusOf, type Counted, countShells, shellsByPod} from './census'
 
 export type PullMode = 'windows' | 'narrowed' | 'all'
 
@@ -252,12 +252,15 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     const ask = {client, scope: spec.scope, range: spec.range, bucket}
     // A small range costs fewer requests pulled whole than planning windows would.
     const small = spec.mode === 'windows' && held !== null && held <= (tuning.narrowBelow ?? 0)
-    let counted: ShellCount | undefined
-    if (spec.mode === 'windows' && spec.countPages && !small) {
-      counted = await countShells(ask, q, spec.countPages.appFacets).catch((error: unknown) => ({reason: reasonOf(error)}))
-      if ('reason' in counted) hooks.onNotice?.(`Datadog page requests cannot be counted on Datadog's side (${counted.reason}): reading every one of the range`)
+    let censusReason: string | undefined
+    const uncounted = (reason: string): undefined => {
+      censusReason = reason
+      hooks.onNotice?.(`Datadog page requests cannot be counted on Datadog's side (${reason}): reading every one of the range`)
+      return undefined
     }
-    const shells = counted && !('reason' in counted) ? {lengths: counted.lengths, complete: true} : await lengthsServed(client, spec.scope, q.shellResponses(), spec.range)
+    const tried = spec.mode === 'windows' && spec.countPages && !small ? await countShells(ask, q, spec.countPages.appFacets).catch((error: unknown) => ({reason: reasonOf(error)})) : undefined
+    const counted = tried && 'reason' in tried ? uncounted(tried.reason) : tried
+    const shells = counted ? {lengths: counted.lengths, complete: true} : await lengthsServed(client, spec.scope, q.shellResponses(), spec.range)
     if (!shells.complete) return fallBack(`more than ${shells.lengths.length} distinct shell lengths`)
     const lengths = lengthValues(shells.lengths, spec.narrowing.lengthTolerance)
     if (lengths === undefined) return fallBack(`${shells.lengths.length} shell lengths with --length-tolerance ${spec.narrowing.lengthTolerance} are too many to list in a query`)
@@ -279,16 +282,16 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     // failure, and what kept it alive), everyone's only around the failures themselves.
     const people = await bucketsOfPeople(client, spec.scope, q.candidates(lengths), spec.range, bucket, isPerson).catch(unavailable)
     const peoples = people && q.withoutAgents(q.candidates(lengths), people.others)
-    const hurt = counted && !('reason' in counted) && peoples !== undefined
+    const hurt = counted && peoples !== undefined
       ? await bucketsByClient(client, spec.scope, peoples, spec.range, bucket).catch((error: unknown) => (hooks.onNotice?.(`Datadog aggregate by client address unavailable (${reasonOf(error)}): everyone's asset requests are read a window back from each failure`), undefined))
       : undefined
     const candidates = people?.buckets ?? await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
     const windows = planWindows(candidates, bucket.ms, hurt ? spec.windowTailMs : spec.windowPadMs, spec.windowTailMs, spec.range)
     const sessions = hurt ? clientWindows(hurt, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range) : []
     const edges = await edgesOf(client, spec, q, lengths, bucket, windows)
-    const read = counted && !('reason' in counted) ? await pagesToRead(ask, q, spec, counted, edges, windows) : counted
-    if (read && 'reason' in read && read !== counted) hooks.onNotice?.(`Datadog page requests cannot be counted on Datadog's side (${read.reason}): reading every one of the range`)
-    const pages = read && !('reason' in read)
+    const planned = counted ? await pagesToRead(ask, q, spec, counted, edges, windows) : undefined
+    const read = planned && 'reason' in planned ? uncounted(planned.reason) : planned
+    const pages = read
       ? [
         {name: 'pages' as const, query: q.shellPageRequests(), slices: await slices(q.shellPageRequests(), bucketRanges(read.buckets, bucket.ms, spec.range))},
         ...(lengths.length === 0 ? [] : [{name: 'routes' as const, query: q.routeRequests(lengths), slices: await slices(q.routeRequests(lengths), whole)}]),
@@ -305,7 +308,7 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
         ...(sessions.length === 0 ? [] : [clientStream(sessions, (clients) => q.clientRequests(clients, lengths))]),
       ],
       ...(hurt ? {clients: {count: hurt.size, windows: sessions.map((w) => ({from: w.from, to: w.to}))}} : {}),
-      ...(read && !('reason' in read) ? {census: read.census} : read ? {censusReason: read.reason} : {}),
+      ...(read ? {census: read.census} : censusReason === undefined ? {} : {censusReason}),
     }
     return withEdges(plan, edges)
   } catch (error: unknown) {
@@ -351,7 +354,7 @@ interface Edges {
  * first shell of each length (which teaches the pod's build; every shell of a pod that served
  * several lengths), and the declared deploys' times.
  */
-async function pagesToRead(ask: {client: DatadogClient; scope: SearchScope; range: TimeRange; bucket: {ms: number; interval: string}}, q: QueryBuilder, spec: PullSpec, counted: Exclude<ShellCount, {reason: string}>, edges: Edges, windows: TimeRange[]): Promise<{buckets: Set<number>; census: PageCensus} | {reason: string}> {
+async function pagesToRead(ask: Ask, q: QueryBuilder, spec: PullSpec, counted: Counted, edges: Edges, windows: TimeRange[]): Promise<{buckets: Set<number>; census: PageCensus} | {reason: string}> {
   const {bucket, range} = ask
   const around: TimeRange[] = [...edges.ranges, ...(spec.deployTimes ?? []).map((t) => ({from: t, to: t + 1}))]
   for (const app of counted.apps.values()) for (const series of app.shells.values()) around.push(...podEdges(series, bucket.ms, RECENT_EVIDENCE, range))
