@@ -18,7 +18,7 @@ import {toSquid} from './formats/squid'
 import {toW3c, w3cHeader} from './formats/w3c'
 import {toTraefikClf, toTraefikJson} from './formats/traefik'
 
-export const CAPTURES = ['rr-3', 'sticky', 'keep-old-assets', 'two-deploys', 'mode-404', 'lazy-stale'] as const
+export const CAPTURES = ['rr-3', 'sticky', 'keep-old-assets', 'two-deploys', 'mode-404', 'lazy-stale', 'rr-3-same', 'two-deploys-same', 'lazy-stale-same'] as const
 
 /** One access-log line as nginx wrote it in `escape=json` (the fields the tests use). */
 export interface NginxJson {

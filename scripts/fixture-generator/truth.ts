@@ -1,7 +1,7 @@
 /**
  * What really happened, accumulated request by request from the simulation (never from the logs):
  * which pod and build answered, which shell each page load got, who sent what. `finish()` applies the
- * product's definitions (design.md, the report contract of schemaVersion 2) to it: people versus
+ * product's definitions (design.md, the report contract of schemaVersion 3) to it: people versus
  * crawlers, the probe and scanners; page loads and their phases; each failure's cause (from which
  * pods were live), deploy, direction and page-load outcome; incidents, deploys, users and totals.
  *
@@ -225,13 +225,14 @@ export class TruthCollector {
     const accs = [...this.apps.values()].sort((a, b) => cmp(a.cluster.app.upstreamName, b.cluster.app.upstreamName))
     const nameOf = (a: AppAccumulator): string => a.cluster.app.upstreamName
 
-    // Builds: a shell length that recurs on the shell paths (a dynamic shell has none), numbered per app by its first one.
+    // Builds: what each build served (its assets, its pods), numbered per app by its first shell;
+    // a dynamic shell's builds too, though its length varies (the report's length-based fields for
+    // those are left to the analysis: see test/integration/truth.test.ts).
     const buildId = new Map<AppAccumulator, Map<string, string>>()
     const builds: TruthBuild[] = []
     for (const a of accs) {
       const ids = new Map<string, string>()
       buildId.set(a, ids)
-      if (a.cluster.app.dynamicShell) continue
       const confirmed = a.cluster.builds
         .filter((b) => (a.evidence.get(b.key)?.shellPathResponses ?? 0) >= 2)
         .sort((x, y) => (a.evidence.get(x.key)?.firstShellPath as number) - (a.evidence.get(y.key)?.firstShellPath as number) || x.shellBytes - y.shellBytes)
@@ -430,7 +431,7 @@ export class TruthCollector {
     })))
 
     return {
-      schemaVersion: 2,
+      schemaVersion: 3,
       params,
       timeRange: this.firstTime === undefined || this.lastTime === undefined ? null : {start: iso(this.firstTime), end: iso(this.lastTime)},
       requestsTotal: this.requests,

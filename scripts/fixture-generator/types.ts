@@ -247,7 +247,7 @@ export interface DeployPlan {
   steps: ScalingStep[]
 }
 
-// ---------------------------------------------------------------- truth (the report contract, schemaVersion 2)
+// ---------------------------------------------------------------- truth (the report contract, schemaVersion 3)
 
 export type FailureReason = 'fallback' | 'missing' | 'contentType'
 export type Direction = 'oldPageNewPod' | 'newPageOldPod' | 'unknown'
@@ -414,7 +414,7 @@ export interface TruthFile {
 }
 
 export interface Truth {
-  schemaVersion: 2
+  schemaVersion: 3
   scenario?: string
   description?: string
   params: SimParams

@@ -6,10 +6,13 @@ import {applyCensus, type PageCensus} from './census'
 import {Detector} from './detect'
 import {type AppIdentity, fuseRollouts, inferDeploys, matchApp, type ResolvedDeploy, resolveRollout, type Rollout} from './deploys'
 import type {AppState} from './apps'
+import type {PageLoad} from './sessions'
+import {type Build, servedAt, servingSlack} from './builds'
 import {detach} from '../util/detach'
 import {clusterIncidents} from './incidents'
 import type {AnalysisOptions} from './options'
 import {type AppResult, buildReport, type Outcome} from './report'
+import {type Identity, lengthIdentity} from './build-identity'
 import {cmp} from '../util/compare'
 
 /**
@@ -57,9 +60,10 @@ export class Analyzer {
     const states = [...this.detector.apps.values()].sort((a, b) => cmp(a.name, b.name))
     const census = this.census
     if (census) for (const s of states) applyCensus(s, census)
-    const builds = new Map(states.map((s) => [s, s.builds.confirm()]))
+    for (const s of states) s.builds.confirm()
     for (const s of states) takePending(s, options.horizonMs)
-    const identities: AppIdentity[] = states.map((s) => ({name: s.name, source: s.source, builds: builds.get(s)?.length ?? 0}))
+    const known = new Map(states.map((s) => [s, identify(s)]))
+    const identities: AppIdentity[] = states.map((s) => ({name: s.name, source: s.source, builds: known.get(s)?.builds.length ?? 0}))
     const byApp = new Map<string, Rollout[]>()
     const unmatched: {rollout: Rollout; reason: string}[] = []
     for (const r of fuseRollouts(declared)) {
@@ -68,14 +72,15 @@ export class Analyzer {
       else unmatched.push({rollout: r, reason: m.reason})
     }
     const apps: AppResult[] = states.map((state) => {
-      const appBuilds = builds.get(state) ?? []
+      const identity = known.get(state) as Identity
+      const appBuilds = identity.builds
       const rollouts = byApp.get(state.name) ?? []
       const deploys: ResolvedDeploy[] = rollouts.length > 0
         ? rollouts.map((r, i) => resolveRollout(r, state.name, appBuilds, rollouts[i + 1]?.start ?? Number.POSITIVE_INFINITY, options.deployMarginMs))
         : inferDeploys(state.name, appBuilds)
       deploys.sort((a, b) => a.start - b.start)
-      const attribution = attributeApp(state, appBuilds, deploys, options)
-      return {state, builds: appBuilds, deploys, attribution, incidents: clusterIncidents(state.name, attribution.failures, options.incidentGapMs)}
+      const attribution = attributeApp(state, identity, deploys, options)
+      return {state, builds: appBuilds, deploys, attribution, incidents: clusterIncidents(state.name, attribution.failures, options.incidentGapMs), evidence: identity.toldBy()}
     })
     return buildReport({apps, unmatched, traffic: this.detector.traffic, options, ...(this.onFailure ? {onFailure: this.onFailure} : {})})
   }
@@ -86,6 +91,41 @@ export class Analyzer {
     for (const s of this.detector.apps.values()) n += s.timeline.inexact
     return n
   }
+}
+
+/**
+ * Which build each page load, pod and failed request is of (build-identity.ts): from what the
+ * builds serve when the logs show the assets pages ask for, else from shell lengths alone. The
+ * page loads of failures and their kept requests are told their builds here.
+ */
+function identify(app: AppState): Identity {
+  const lengthBuilds = app.builds.confirm()
+  const resolved = app.evidence.resolve(lengthBuilds)
+  const identity = resolved ?? lengthIdentity(lengthBuilds, app.servedAssets)
+  const store = app.failures
+  const seen = new Set<PageLoad>()
+  for (let i = 0; i < store.size; i++) {
+    const pl = store.pageLoads[i] as PageLoad
+    if (!seen.has(pl)) {
+      seen.add(pl)
+      pl.build = identity.pageBuild(pl)
+    }
+    // An asset of a page's own build refused by a pod the logs do not place: another build answered.
+    const time = store.times[i] as number
+    const matched = store.serving[i]
+    if (resolved && pl.build && app.servedAssets.has(store.paths[i] as string) && (store.reasons[i] !== 'fallback' || matched?.number !== undefined) &&
+      identity.podBuildAt(store.pods[i], time) === undefined && (matched === undefined || identity.byLength(matched.shellBytes) === undefined)) {
+      const b = pl.build
+      const at = (x: Build, t: number): boolean => servedAt(x, t, servingSlack(x, app.resolutionMs))
+      if (at(b, time)) resolved.refused(b, time, at)
+    }
+  }
+  for (const pl of seen) {
+    for (const r of pl.requests ?? []) {
+      r.build = r === pl.requests?.[0] ? pl.build : identity.podBuildAt(r.pod, r.time) ?? (r.build ? identity.byLength(r.build.shellBytes) : undefined)
+    }
+  }
+  return identity
 }
 
 /**

@@ -1,6 +1,7 @@
 import type {AccessEvent} from '../model/access-event'
 import type {AppReport} from '../model/report'
 import {detach} from '../util/detach'
+import {BuildEvidence} from './build-identity'
 import {type Build, BuildTracker} from './builds'
 import {FailureStore, PendingFallbacks} from './failures'
 import {PageLoadTimeline} from './page-load-timeline'
@@ -38,7 +39,10 @@ const MAX_ORPHANS = 100_000
 
 /** Everything the analysis keeps of one app while the stream is read. */
 export class AppState {
+  /** Shell lengths: what makes a fallback body recognisable (and, where lengths differ, a build). */
   readonly builds: BuildTracker
+  /** What names each build: the assets its pages ask for, its pods, its versions (build-identity.ts). */
+  readonly evidence = new BuildEvidence()
   readonly sessions: SessionTracker
   /** When people's page loads started, for the page loads of a window. */
   readonly timeline = new PageLoadTimeline()

@@ -1,10 +1,11 @@
 import type {Direction, FailureCause} from '../model/report'
 import type {AppState} from './apps'
-import {type Build, servingSlack} from './builds'
+import {type Build, servedAt as servedDuring, servedSpans, servingSlack} from './builds'
 import type {ResolvedDeploy} from './deploys'
 import type {AnalysisOptions} from './options'
 import type {PageLoad} from './sessions'
 import {directoryOf, looksHashed} from './request-kinds'
+import type {Identity} from './build-identity'
 
 /** A person's failed request once the windows are known: which deploy, why, in which direction. */
 export interface Attributed {
@@ -42,13 +43,15 @@ export interface AppAttribution {
  * - The deploy: for the race, the deploy between the two builds whose window (plus margin) holds
  *   the failure; for a stale tab, the deploy that retired the page's build.
  */
-export function attributeApp(app: AppState, builds: readonly Build[], deploys: readonly ResolvedDeploy[], options: AnalysisOptions): AppAttribution {
+export function attributeApp(app: AppState, identity: Identity, deploys: readonly ResolvedDeploy[], options: AnalysisOptions): AppAttribution {
+  const builds = identity.builds
   const store = app.failures
   const served = servedDirectories(app.servedAssets)
   const known = (path: string): boolean => app.servedAssets.has(path) || (looksHashed(path) && served.has(directoryOf(path)))
   const slack = new Map(builds.map((b) => [b, servingSlack(b, app.resolutionMs)]))
-  const servedAt = (b: Build, t: number): boolean => t >= b.firstServed - (slack.get(b) ?? 0) && t <= b.lastServed + (slack.get(b) ?? 0)
+  const servedAt = (b: Build, t: number): boolean => servedDuring(b, t, slack.get(b) ?? 0)
   const isBuild = (b: Build | undefined): b is Build => b?.number !== undefined
+  const isShell = isBuild
 
   const result: AppAttribution = {failures: [], scanners: {requests: 0, clients: new Set()}, orphans: {requests: app.orphansBeyond, clients: new Set()}}
   for (const o of app.orphans) {
@@ -58,8 +61,9 @@ export function attributeApp(app: AppState, builds: readonly Build[], deploys: r
   }
   for (let i = 0; i < store.size; i++) {
     const reason = store.reasons[i]
-    const answered = store.serving[i]
-    if (reason === 'fallback' && !isBuild(answered)) continue
+    // What the response matched: a fallback body of a length that is no shell's (a dynamic page) is no failure.
+    const matched = store.serving[i]
+    if (reason === 'fallback' && !isShell(matched)) continue
     const path = store.paths[i] as string
     // A path no build served, asked for by a page that got no real asset either: a scanner's probe
     // (a browser's page gets its other assets; its own missing file is a person's failure).
@@ -70,21 +74,29 @@ export function attributeApp(app: AppState, builds: readonly Build[], deploys: r
     }
     const time = store.times[i] as number
     // A page of unknown build (its shell revalidated, 304) is of the build its asset belongs to.
-    const page = store.pageLoads[i]?.build ?? app.servedAssets.get(path) ?? undefined
+    const page = store.pageLoads[i]?.build ?? identity.owner(path) ?? undefined
     const pageBuild = isBuild(page) ? page : undefined
+    // The build that answered: its pod's, else the build whose shell alone had the body's length.
+    const answered = identity.podBuildAt(store.pods[i], time) ?? (matched ? identity.byLength(matched.shellBytes) : undefined)
     let serving = isBuild(answered) ? answered : undefined
     // A 404 or HTML of unknown origin: the one other build being served then answered it; for a
     // page whose build is no longer served, the build that replaced it (the one served last by then).
+    // Several served then (two deploys back to back): which one is unknown, but when all are newer
+    // (or all older) than the page's, so is the answer's direction.
+    let direction: Direction | undefined
     if (!serving && pageBuild) {
       const others = builds.filter((b) => b !== pageBuild && servedAt(b, time))
-      if (others.length === 1) serving = others[0]
+      if (others.length > 1) direction = sameDirection(pageBuild, others)
+      // Of several, the one the logs show served at that very time, not only within its slack.
+      const sure = others.length > 1 ? others.filter((b) => servedDuring(b, time, 0)) : others
+      if (sure.length === 1) serving = sure[0]
       else if (others.length === 0 && !servedAt(pageBuild, time)) {
         serving = builds.filter((b) => b !== pageBuild && b.firstServed <= time && b.lastServed > pageBuild.lastServed).sort((a, b) => b.firstServed - a.firstServed)[0]
       }
     }
     const cause = causeOf(time, pageBuild, serving, builds, servedAt, deploys, options.deployMarginMs)
     result.failures.push({
-      index: i, time, cause, pageBuild, serving, direction: directionOf(pageBuild, serving),
+      index: i, time, cause, pageBuild, serving, direction: serving ? directionOf(pageBuild, serving) : direction ?? directionOf(pageBuild, serving),
       deploy: cause === 'rollout' ? rolloutDeploy(time, pageBuild, serving, deploys, options.deployMarginMs)
         : cause === 'stale-client' ? retiringDeploy(time, pageBuild, deploys) : undefined,
     })
@@ -109,8 +121,10 @@ function causeOf(
     // logs name no pods of, its last shell logged a little earlier): the race, by the deploy's window.
     return deploys.some((d) => (d.from === page || d.to === page) && time >= d.start - marginMs && time <= d.end + marginMs) ? 'rollout' : 'unattributed'
   }
-  // No longer served: a stale tab, when a later build took its place.
-  return builds.some((b) => b !== page && b.lastServed > page.lastServed) ? 'stale-client' : 'unattributed'
+  // No longer served: a stale tab, when a later build took its place (the build served last, or,
+  // between a build's stretches, one served after the stretch the tab's page came from).
+  const ended = servedSpans(page).filter((s) => s.first <= time).reduce((x, s) => Math.max(x, s.last), Number.NEGATIVE_INFINITY)
+  return builds.some((b) => b !== page && b.lastServed > ended) ? 'stale-client' : 'unattributed'
 }
 
 const between = (d: ResolvedDeploy, a: Build | undefined, b: Build | undefined): boolean =>
@@ -135,6 +149,12 @@ function retiringDeploy(time: number, page: Build | undefined, deploys: readonly
 export function directionOf(page: Build | undefined, serving: Build | undefined): Direction {
   if (!page || !serving || page === serving || page.number === undefined || serving.number === undefined) return 'unknown'
   return page.number < serving.number ? 'oldPageNewPod' : 'newPageOldPod'
+}
+
+/** The direction of a page's failure when any of `answering` may have answered: one when they all agree. */
+function sameDirection(page: Build, answering: readonly Build[]): Direction | undefined {
+  const ways = new Set(answering.map((b) => directionOf(page, b)))
+  return ways.size === 1 ? [...ways][0] : undefined
 }
 
 function servedDirectories(paths: ReadonlyMap<string, unknown>): Set<string> {

@@ -35,6 +35,44 @@ export interface Build {
   number?: number
   /** Another header block of this build's shell, learned first as a length of its own (see BuildTracker.learn). */
   mergedInto?: Build
+  /** What names a build known by what it serves (build-identity.ts); absent for a build known by its shell length alone. */
+  identity?: BuildIdentityFacts
+  /** When its pods served it, where that had gaps (a rollback serves a build again); else firstServed to lastServed. */
+  spans?: ServedSpan[]
+}
+
+export interface ServedSpan {
+  first: number
+  last: number
+}
+
+/** A build served over one stretch of time: a build that came back (a rollback) is served twice. */
+export interface Episode extends ServedSpan {
+  build: Build
+}
+
+/** The stretches of time a build was served. */
+export function servedSpans(b: Build): readonly ServedSpan[] {
+  return b.spans ?? [{first: b.firstServed, last: b.lastServed}]
+}
+
+/** Every build's stretches of being served, in time order. */
+export function episodes(builds: readonly Build[]): Episode[] {
+  return builds.flatMap((build) => servedSpans(build).map((s) => ({build, first: s.first, last: s.last})))
+    .sort((a, b) => a.first - b.first || a.build.index - b.build.index)
+}
+
+/** Whether a build was served at `time`, give or take `slackMs`. */
+export function servedAt(b: Build, time: number, slackMs: number): boolean {
+  for (const s of servedSpans(b)) if (time >= s.first - slackMs && time <= s.last + slackMs) return true
+  return false
+}
+
+/** A build known by what it serves: its entry asset, its own assets, the shell lengths its pages had. */
+export interface BuildIdentityFacts {
+  entry: string
+  assets: string[]
+  shellLengths: number[]
 }
 
 export function buildId(build: Build | undefined): string | null {

@@ -16,6 +16,8 @@ export interface PageCensus {
   read: readonly number[]
   /** By app name as the analysis names apps ('' for none). */
   apps: Readonly<Record<string, AppCensus>>
+  /** Shell-path 2xx responses per pod (every app's, every length), per bucket start: which build's shells they were. */
+  pods?: readonly {pod: string; counts: readonly (readonly [number, number])[]}[]
 }
 
 export interface AppCensus {
@@ -65,5 +67,12 @@ export function applyCensus(app: AppState, census: PageCensus): void {
     if (!counted(t) || n <= 0) continue
     app.pageLoads += n
     app.timeline.addCounted(t, census.bucketMs, n)
+  }
+  // A pod's requests are read at its edges, so a pod of this app is known to it by now.
+  for (const {pod, counts: series} of census.pods ?? []) {
+    if (!app.evidence.knows(pod)) continue
+    let n = 0
+    for (const [t, c] of series) if (counted(t) && c > 0) n += c
+    if (n > 0) app.evidence.shells(pod, n)
   }
 }

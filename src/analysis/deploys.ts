@@ -1,6 +1,6 @@
 import type {DeclaredDeploy} from '../model/deploy'
 import type {DeploySource} from '../model/report'
-import {type Build, mainVersion} from './builds'
+import {type Build, type Episode, episodes, mainVersion} from './builds'
 
 /** One rollout as declared: the deploy records (markers, Kubernetes events, deploy-file rows) that describe it, fused. */
 export interface Rollout {
@@ -200,19 +200,28 @@ function appNamed(a: AppIdentity, n: string, namespace: string | undefined): boo
  * last served (and before the next one starts).
  */
 export function resolveRollout(r: Rollout, app: string, builds: readonly Build[], nextStart: number, marginMs: number): ResolvedDeploy {
-  const candidates = builds.filter((b) => b.firstServed < nextStart)
-  const to = byVersion(builds, r.version) ??
-    candidates.filter((b) => b.firstServed >= r.start).sort((a, b) => a.firstServed - b.firstServed)[0] ??
-    candidates.filter((b) => b.firstServed >= r.start - marginMs && b.firstServed < r.start && b.lastServed >= r.start)
-      .sort((a, b) => b.firstServed - a.firstServed)[0]
-  const from = byVersion(builds, r.fromVersion) ?? builds
-    .filter((b) => b !== to && b.firstServed < (to?.firstServed ?? r.start))
-    .sort((a, b) => b.lastServed - a.lastServed)[0]
-  const end = r.end ?? Math.max(r.start, from && to ? Math.min(from.lastServed, nextStart) : r.start)
+  // By the stretches each build was served: a build rolled back to is served again from the rollout on.
+  const all = episodes(builds)
+  const candidates = all.filter((e) => e.first < nextStart)
+  const named = byVersion(builds, r.version)
+  const toEpisode = (named ? nearest(all.filter((e) => e.build === named), r.start) : undefined) ??
+    candidates.filter((e) => e.first >= r.start).sort((a, b) => a.first - b.first)[0] ??
+    candidates.filter((e) => e.first >= r.start - marginMs && e.first < r.start && e.last >= r.start).sort((a, b) => b.first - a.first)[0]
+  const to = named ?? toEpisode?.build
+  const before = toEpisode?.first ?? r.start
+  const fromNamed = byVersion(builds, r.fromVersion)
+  const fromEpisode = all.filter((e) => e.build !== to && (fromNamed === undefined || e.build === fromNamed) && e.first < before).sort((a, b) => b.last - a.last)[0]
+  const from = fromNamed ?? fromEpisode?.build
+  const end = r.end ?? Math.max(r.start, fromEpisode && to ? Math.min(fromEpisode.last, nextStart) : r.start)
   return {
     sources: r.sources, app, start: r.start, end: Math.max(end, r.start), from, to,
     ...(r.service ? {service: r.service} : {}), ...(r.version ? {version: r.version} : {}), ...(r.description ? {description: r.description} : {}),
   }
+}
+
+/** The stretch that starts nearest a time. */
+function nearest(list: readonly Episode[], t: number): Episode | undefined {
+  return [...list].sort((a, b) => Math.abs(a.first - t) - Math.abs(b.first - t))[0]
 }
 
 function byVersion(builds: readonly Build[], version: string | undefined): Build | undefined {
@@ -221,24 +230,31 @@ function byVersion(builds: readonly Build[], version: string | undefined): Build
 }
 
 /**
- * Deploys of one app inferred from its builds: wherever a new build appears, the rollout runs from
- * the first time the logs show it answering (its shell, or its length as a fallback body) to the
- * last time they show the build it replaced (for a stop-and-start deploy, from that last time to the
- * new one's first).
+ * Deploys of one app inferred from its builds: wherever a build starts being served (a new one, or
+ * one rolled back to), the rollout runs from the first time the logs show it answering (its pods,
+ * its pages, its shell's length as a fallback body) to the last time they show the build it
+ * replaced (for a stop-and-start deploy, from that last time to the new one's first). New pods of
+ * the build already served (a restart, a scale-out) start no stretch of their own: no deploy.
  */
 export function inferDeploys(app: string, builds: readonly Build[]): ResolvedDeploy[] {
-  const ordered = [...builds].sort((a, b) => a.firstServed - b.firstServed || a.index - b.index)
+  const ordered = episodes(builds)
   const deploys: ResolvedDeploy[] = []
   for (let i = 1; i < ordered.length; i++) {
-    const to = ordered[i] as Build
-    // The build being replaced: of the older builds, the one still served last.
-    let from: Build | undefined
-    for (const b of ordered.slice(0, i)) if (!from || b.lastServed > from.lastServed) from = b
-    if (!from) continue
-    const start = Math.min(to.firstServed, from.lastServed)
-    const end = Math.max(to.firstServed, Math.min(from.lastServed, to.lastServed))
+    const next = ordered[i] as Episode
+    // The build being replaced: of the other builds served before, the one still served last.
+    let from: Episode | undefined
+    let again = Number.NEGATIVE_INFINITY
+    for (const e of ordered.slice(0, i)) {
+      if (e.build === next.build) again = Math.max(again, e.last)
+      else if (!from || e.last > from.last) from = e
+    }
+    // Served again after a gap while no other build outlived it (pods restarted): no deploy.
+    if (!from || again >= from.last) continue
+    const to = next.build
+    const start = Math.min(next.first, from.last)
+    const end = Math.max(next.first, Math.min(from.last, next.last))
     const version = mainVersion(to)
-    deploys.push({sources: ['inferred'], app, start, end, from, to, ...(version ? {version} : {})})
+    deploys.push({sources: ['inferred'], app, start, end, from: from.build, to, ...(version ? {version} : {})})
   }
   return deploys
 }

@@ -288,6 +288,7 @@ export class Detector {
     // Any response of a pod known to run a build shows that build being served.
     const pod = app.builds.podBuild(e.upstream)
     if (pod) app.builds.served(pod, time)
+    app.evidence.response(e.upstream, time, e.version)
     if (asset) this.judgeAsset(app, e, key, agent)
     else this.judgePage(app, e, key, agent)
   }
@@ -300,7 +301,10 @@ export class Detector {
     // A shell-path request in a counted bucket is in the count already (routes are read in full).
     const counted = shellPath && this.inCount(e.time)
     if (e.status >= 200 && e.status < 300) {
-      if (shellPath && e.bytes > 0) build = app.builds.match(e.bytes)
+      if (shellPath && e.bytes > 0) {
+        build = app.builds.match(e.bytes)
+        if (!counted) app.evidence.shells(e.upstream, 1, {bytes: e.bytes, time: e.time})
+      }
       else if (isDocumentPath(e.path)) build = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
       if (!build) return
       app.builds.shellServed(build, e.time, e.upstream, e.version, counted)
@@ -310,6 +314,8 @@ export class Detector {
     // Crawlers and the probe load pages too, but they are not people.
     if (agent !== undefined) return
     const pl = app.sessions.startPageLoad(key, e.time, e.path, build, e.upstream)
+    if (e.upstream) pl.shellPod = detach(e.upstream)
+    if (build) pl.shellBytes = e.bytes
     if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
     if (counted) return
     app.timeline.add(e.time)
@@ -324,17 +330,21 @@ export class Detector {
       // Real content (or a cached copy still valid): the path exists, and belongs to the page's build.
       const status = e.status
       const exists = (status >= 200 && status < 300) || status === 304
-      const pl = agent === undefined ? app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer), app.servedAssets.get(e.path) ?? undefined) : undefined
-      if (exists) app.assetServed(e.path, pl?.build)
+      const pl = agent === undefined ? this.pageLoadOf(app, e, key) : undefined
+      if (exists) {
+        app.assetServed(e.path, pl?.build)
+        app.evidence.real(e.path, e.upstream, time)
+      }
       if (!pl) return
       if (exists) pl.realAssets++
       if (exists) app.sessions.assetAnswered(pl, e.upstream, time)
       // A page whose shell was revalidated (304) is of the build its assets belong to.
       if (pl.build === undefined && exists) pl.build = app.servedAssets.get(e.path) ?? undefined
       app.sessions.touch(key, pl, time, this.options.lazyGapMs)
+      if (!isSourceMap(e.path)) app.evidence.pageAsset(pl, e.path, !pl.lazy, !pl.lazy || app.sessions.alone(key, time))
       if (status >= 200 && status < 300 && app.assetBytes.get(e.path) !== e.bytes) this.pend(app, e, pl)
       if (pl.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
-        pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: app.builds.podBuild(e.upstream)})
+        pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: app.builds.podBuild(e.upstream), ...(e.upstream ? {pod: detach(e.upstream)} : {})})
       }
       return
     }
@@ -347,22 +357,29 @@ export class Detector {
       (agent === 'crawler' ? app.crawlers : app.probe).failedRequests++
       return
     }
-    const pl = app.sessions.pageLoadFor(key, time, this.refererPathOf(e.referer), app.servedAssets.get(e.path) ?? undefined)
+    const pl = this.pageLoadOf(app, e, key)
     if (!pl) {
       app.orphan(key, e.path)
       return
     }
     app.sessions.touch(key, pl, time, this.options.lazyGapMs)
+    app.evidence.pageAsset(pl, e.path, !pl.lazy, !pl.lazy || app.sessions.alone(key, time))
     if (pl.failures++ === 0) [pl.path, pl.session] = [detach(pl.path), detach(pl.session)]
     if (!app.people.has(pl.session)) app.people.set(pl.session, {clientIp: detach(boundText(e.clientIp)), userAgent: this.keep(e.userAgent)})
     if (pl.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
-      pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: reason.serving, reason: reason.reason})
+      pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: reason.serving, reason: reason.reason, ...(e.upstream ? {pod: detach(e.upstream)} : {})})
     }
     this.traffic?.failure(app.name, time)
     app.failures.add(
-      {time, pageLoad: pl, session: pl.session, path: detach(e.path), reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving},
+      {time, pageLoad: pl, session: pl.session, path: detach(e.path), reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
       () => this.detailOf(e),
     )
+  }
+
+  /** The page load an asset request belongs to: of the tab whose assets it goes with, else see pageLoadFor. */
+  private pageLoadOf(app: AppState, e: AccessEvent, key: string): PageLoad | undefined {
+    const path = e.path
+    return app.sessions.pageLoadFor(key, e.time, this.refererPathOf(e.referer), app.servedAssets.get(path) ?? undefined, (pl) => app.evidence.fits(path, pl))
   }
 
   /** A length this path had not shown: kept, in case it is the shell of a build learned later. */
@@ -371,7 +388,7 @@ export class Detector {
     app.assetBytes.set(path, e.bytes)
     app.pending.forgetBefore(e.time - this.options.horizonMs)
     app.pending.add({
-      entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined},
+      entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
       bytes: e.bytes, clientIp: detach(boundText(e.clientIp)), userAgent: this.keep(e.userAgent), detail: this.keepDetail ? this.detailOf(e) : undefined,
     })
   }

@@ -29,6 +29,8 @@ export class FailureStore {
   readonly phases: LoadPhase[] = []
   /** The build that answered, when the response tells (its shell's length) or the pod is known. */
   readonly serving: (Build | undefined)[] = []
+  /** The pod that answered, when logged. */
+  readonly pods: (string | undefined)[] = []
   readonly details: FailureDetail[] | undefined
 
   constructor(keepDetail: boolean) {
@@ -52,6 +54,7 @@ export class FailureStore {
     this.kinds.push(f.kind)
     this.phases.push(f.phase)
     this.serving.push(f.serving)
+    this.pods.push(f.pod)
     // With detail kept, every entry brings its own (pending ones kept theirs).
     if (this.details) this.details.push(detail as FailureDetail)
   }
@@ -67,6 +70,7 @@ export interface FailureEntry {
   kind: AssetKind
   phase: LoadPhase
   serving: Build | undefined
+  pod: string | undefined
 }
 
 export interface Pending {

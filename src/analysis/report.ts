@@ -1,5 +1,5 @@
 import type {
-  AffectedUserReport, AnalysisReport, AppReport, BuildReport, DeployAdvice, DeployReport, Direction, FailureCause, FailureReason, FailureRecord,
+  AffectedUserReport, AnalysisReport, AppReport, BuildEvidenceReport, BuildReport, DeployAdvice, DeployReport, Direction, FailureCause, FailureReason, FailureRecord,
   IncidentReport, PageLoadOutcome, ReportDetails, UnmatchedDeployReport,
 } from '../model/report'
 import {type AdviceFailure, adviseDeploy} from './advice'
@@ -23,6 +23,8 @@ export interface AppResult {
   deploys: ResolvedDeploy[]
   attribution: AppAttribution
   incidents: Incident[]
+  /** What told its builds apart. */
+  evidence: BuildEvidenceReport
 }
 
 const iso = (t: number): string => new Date(t).toISOString()
@@ -160,11 +162,16 @@ export function buildReport(input: ReportInput): Outcome {
 
   const buildReports: BuildReport[] = apps.flatMap((a) => a.builds.map((b) => {
     const version = mainVersion(b)
+    const known = b.identity
     return {
-      id: buildId(b) as string, app: appName(a.state.name), shellBytes: b.shellBytes,
+      id: buildId(b) as string, app: appName(a.state.name), knownBy: known ? 'assets' : 'shell-length',
+      entry: known?.entry ?? null,
+      shellBytes: b.shellBytes, shellLengths: known ? [...known.shellLengths] : [b.shellBytes],
       // A build is confirmed from shell responses, so it was judged serving one (unless it was a HEAD).
       firstSeen: iso(Number.isFinite(b.firstSeen) ? b.firstSeen : b.aheadFirst), lastSeen: iso(Number.isFinite(b.lastSeen) ? b.lastSeen : b.aheadLast),
-      lastServed: iso(Number.isFinite(b.lastServed) ? b.lastServed : b.aheadLast), shellRequests: b.shellRequests, ...(b.pods.size > 0 ? {pods: b.pods.size} : {}), ...(version ? {version} : {}),
+      firstServed: iso(Number.isFinite(b.firstServed) ? b.firstServed : b.aheadFirst),
+      lastServed: iso(Number.isFinite(b.lastServed) ? b.lastServed : b.aheadLast), shellRequests: b.shellRequests, ...(b.pods.size > 0 ? {pods: b.pods.size} : {}),
+      ...(version ? {version} : {}), versions: [...b.versions.keys()].sort(),
     }
   }))
 
@@ -204,11 +211,12 @@ export function buildReport(input: ReportInput): Outcome {
   const appReports: AppReport[] = apps.filter((a) => a.state.pageLoads > 0 || a.attribution.failures.length > 0 || a.builds.length > 0).map((a) => {
     const mine = affectedUsers.filter((u) => u.app === appName(a.state.name))
     const shells = a.state.builds.shellResponses
-    const inBuilds = a.builds.reduce((n, b) => n + b.aheadCount, 0)
+    // Whether the shell's length is a fingerprint at all: most shell responses come at a recurring length.
+    const inBuilds = a.state.builds.confirm().reduce((n, b) => n + b.aheadCount, 0)
     return {
       name: appName(a.state.name), source: a.state.source, requests: a.state.requests, pageLoads: a.state.pageLoads,
       builds: a.builds.length, deploys: a.deploys.length, shellLengthVaries: shells >= 20 && inBuilds < shells / 2,
-      affectedUsers: mine.length, brokenPageLoads: mine.reduce((n, u) => n + u.brokenPageLoads, 0),
+      affectedUsers: mine.length, brokenPageLoads: mine.reduce((n, u) => n + u.brokenPageLoads, 0), buildEvidence: a.evidence,
     }
   })
 

@@ -79,6 +79,21 @@ export function looksHashed(path: string): boolean {
   return false
 }
 
+/**
+ * Whether a file name carries a bundler's content hash, as build identity needs it: a token of at
+ * least 8 letters and digits holding a digit (webpack's hex, Rollup's base36) or a capital after its
+ * first letter (Vite's base64: `index-DiwrgTda.js`), so a name shared by every build (`/main.js`,
+ * `/assets/settings.js`) never names one.
+ */
+export function namesContent(path: string): boolean {
+  if (looksHashed(path)) return true
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  for (const token of name.split(/[.\-_~]/)) {
+    if (token.length >= 8 && /^[A-Za-z0-9]+$/.test(token) && /[A-Z]/.test(token.slice(1)) && /[a-z]/.test(token)) return true
+  }
+  return false
+}
+
 /** The directory part of a path, with its trailing slash (`/_build/a.js` -> `/_build/`). */
 export function directoryOf(path: string): string {
   return path.slice(0, path.lastIndexOf('/') + 1)

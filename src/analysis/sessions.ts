@@ -11,6 +11,8 @@ export interface PageRequest {
   bytes: number
   /** The build that answered, when known. */
   build: Build | undefined
+  /** The pod that answered, when logged. */
+  pod?: string
   /** Why it broke the page, when it did. */
   reason?: FailureReason
 }
@@ -32,6 +34,12 @@ export interface PageLoad {
   requests?: PageRequest[]
   /** The pod that served its shell (a PodAffinity number; 0 when not logged). */
   pod: number
+  /** The pod that served its shell, and the shell's length, when logged (build-identity.ts). */
+  shellPod?: string
+  shellBytes?: number
+  /** The assets it asked for (build-identity.ts ids), and of those the ones surely its own (no other tab of its session could have asked). */
+  assetIds?: number[]
+  signature?: number[]
 }
 
 /** Requests kept per page load for the waterfall. */
@@ -87,16 +95,27 @@ export class SessionTracker {
    * whose path the referer names, else the newest one. When the asset's path is known to belong to
    * one build (`owner`), a page load of that build (or of no known build) is taken before those of
    * other builds: a browser with an old tab and a new page asks for the old tab's chunk from the old page.
+   * Before all that, `fits` tells whether an asset goes with what a page load asked for before:
+   * only page loads it fits are taken when any are (builds of one length are told apart by their assets).
    */
-  pageLoadFor(key: string, time: number, refererPath: string | undefined, owner?: Build): PageLoad | undefined {
+  pageLoadFor(key: string, time: number, refererPath: string | undefined, owner?: Build, fits?: (pl: PageLoad) => boolean): PageLoad | undefined {
     const s = this.session(key)
     if (!s) return undefined
+    let unfit: Set<PageLoad> | undefined
+    if (fits && s.pageLoads.length > 1) {
+      let fitting = 0
+      for (const pl of s.pageLoads) {
+        if (fits(pl)) fitting++
+        else (unfit ??= new Set()).add(pl)
+      }
+      if (fitting === 0) unfit = undefined
+    }
     let newest: PageLoad | undefined
     let named: PageLoad | undefined
     let owned: PageLoad | undefined
     for (let i = s.pageLoads.length - 1; i >= 0; i--) {
       const pl = s.pageLoads[i]
-      if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time) continue
+      if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time || unfit?.has(pl)) continue
       const byReferer = refererPath !== undefined && pl.path === refererPath
       // A page of unknown build (a revalidated shell) may be of the owner's build too.
       if (owner !== undefined && (pl.build === owner || pl.build === undefined)) {
@@ -107,6 +126,15 @@ export class SessionTracker {
       newest ??= pl
     }
     return owned ?? named ?? newest
+  }
+
+  /** Whether a session had one live page load at `time`: its requests then can be of no other. */
+  alone(key: string, time: number): boolean {
+    const s = this.session(key)
+    if (!s) return false
+    let live = 0
+    for (const pl of s.pageLoads) if (time - pl.lastActivity <= this.horizonMs && pl.time <= time && ++live > 1) return false
+    return live === 1
   }
 
   /** An asset of `pl` answered with real content by the pod `upstream`. */

@@ -2,7 +2,7 @@
  * The analysis result: the `--json` contract (schemas/analyze.schema.json). Times are ISO-8601 UTC
  * with milliseconds. Bump SCHEMA_VERSION on any incompatible change.
  */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /**
  * rollout: the page's build was still being served when it failed (mixed versions behind the
@@ -106,21 +106,47 @@ export interface AppReport {
   shellLengthVaries: boolean
   affectedUsers: number
   brokenPageLoads: number
+  /** What the logs told its builds by, and so what can be known of them (see BuildEvidenceReport). */
+  buildEvidence: BuildEvidenceReport
+}
+
+/**
+ * What told an app's builds apart. `assets`: the content-hashed assets its pages load (else builds
+ * are shell lengths). `pods`: the logs name the pod that answered, so which build answered each
+ * failure is known; without, it is the build served beside the page's at that time. `versions`: a
+ * version tag on the logs. `shellLengths`: every build's shell has a length of its own (else a
+ * fallback body's length says it is a shell, not whose).
+ */
+export interface BuildEvidenceReport {
+  assets: boolean
+  pods: boolean
+  versions: boolean
+  shellLengths: boolean
 }
 
 export interface BuildReport {
-  /** `B1`, `B2`, …: numbered per app in the order its shell first appeared. */
+  /** `B1`, `B2`, …: numbered per app in the order it was first served; a build that comes back (a rollback) keeps its number. */
   id: string
   app: string | null
+  /** What names it: `assets` (the hashed assets its pages load and its pods serve) or `shell-length` (logs that show no such asset). */
+  knownBy: 'assets' | 'shell-length'
+  /** Its entry bundle: the first of its own assets (scripts before stylesheets); null when known by its shell length. */
+  entry: string | null
+  /** The length most of its shells had (0 when none recurs); the same for every build of most real apps. */
   shellBytes: number
+  /** Every length its shells had (per encoding, per header block). */
+  shellLengths: number[]
   firstSeen: string
   lastSeen: string
-  /** When the logs last showed this build answering (its shell, its length as a fallback body, its pods). */
+  /** When the logs first and last showed this build answering (its pods, its pages, its shell's length as a fallback body where that length is its alone). */
+  firstServed: string
   lastServed: string
   shellRequests: number
-  /** Pods (upstream addresses) seen serving this build's shell, when the logs name them. */
+  /** Pods (upstream addresses) that served it, when the logs name them. */
   pods?: number
+  /** The version most of its responses carried, and every version they did. */
   version?: string
+  versions: string[]
 }
 
 /** Where a deploy's window came from: deploy markers, the Deployment's Kubernetes events, a deploy file's rows, or the logs. */

@@ -173,7 +173,7 @@ function timelineSvg(r: AnalysisReport, series: Series, bucketSeconds: number, a
   builds.shown.forEach((b, n) => {
     const y = buildTop + 14 + n * 14
     const x0 = x(t(b.firstSeen))
-    parts.push(`<line class="build" x1="${x0.toFixed(1)}" x2="${Math.max(x0 + 2, x(t(b.lastServed))).toFixed(1)}" y1="${y}" y2="${y}"><title>${esc(`${b.id}: shell ${b.shellBytes} bytes, served ${shortTime(b.firstSeen)} → ${shortTime(b.lastServed)}`)}</title></line>`,
+    parts.push(`<line class="build" x1="${x0.toFixed(1)}" x2="${Math.max(x0 + 2, x(t(b.lastServed))).toFixed(1)}" y1="${y}" y2="${y}"><title>${esc(`${b.id}: ${b.entry ?? `shell ${b.shellBytes} bytes`}, served ${shortTime(b.firstSeen)} → ${shortTime(b.lastServed)}`)}</title></line>`,
       `<text class="axis" x="4" y="${y + 4}">${esc(b.id)}</text>`)
   })
   for (const tick of axis.ticks) parts.push(`<text class="axis tick" x="${tick.x.toFixed(1)}" y="${tickY}">${esc(tick.text)}</text>`)
@@ -347,7 +347,7 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     // The sessions of the incidents listed (the others' failed requests are all in --format ndjson or csv).
     ...incidents.shown.map((inc) => incidentSessions(inc, byIncident.get(inc.id) ?? [])),
     '<h2>Builds</h2>',
-    table(['Build', ...(apps ? ['App'] : []), 'Shell bytes', 'First seen', 'Last served', 'Shell requests', 'Version'], builds.shown.map((b) => [esc(b.id), ...(apps ? [esc(appLabel(b.app))] : []), b.shellBytes, esc(shortTime(b.firstSeen)), esc(shortTime(b.lastServed)), b.shellRequests, esc(b.version ?? '-')])) +
+    table(['Build', ...(apps ? ['App'] : []), 'Entry', 'Shell bytes', 'First served', 'Last served', 'Pods', 'Shell requests', 'Version'], builds.shown.map((b) => [esc(b.id), ...(apps ? [esc(appLabel(b.app))] : []), esc(b.entry ?? '-'), esc(b.shellLengths.join(', ')), esc(shortTime(b.firstServed)), esc(shortTime(b.lastServed)), b.pods ?? '-', b.shellRequests, esc(b.versions.join(', ') || '-')])) +
       more(builds, () => moreLine(builds.more, 'build', `with at most ${plural(builds.firstLeftOut?.shellRequests ?? 0, 'shell')} each`)),
     '<h2>Input</h2>',
     table(['Source', 'Format', 'Records', 'Skipped'], sources.shown.map((s) => [esc(s.file), esc(s.format), s.records, s.skipped])) + more(sources, () => moreLine(sources.more, 'source')),

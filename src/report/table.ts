@@ -1,4 +1,4 @@
-import type {AnalysisReport, DeployReport, IncidentReport} from '../model/report'
+import type {AnalysisReport, AppReport, DeployReport, IncidentReport} from '../model/report'
 import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
 import {type Column, fitTable} from './fit-table'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
@@ -144,11 +144,13 @@ function buildTable(r: AnalysisReport, clock: Clock, width: number | undefined):
   return capped(fitted([
     {head: 'Build', cells: b.map((x) => x.id)},
     ...(r.apps.length > 1 ? [{head: 'App', cells: b.map((x) => terminalSafe(appLabel(x.app))), shrink: true}] : []),
-    {head: 'Shell bytes', cells: b.map((x) => x.shellBytes), align: 'right'},
-    {head: 'First seen', cells: b.map((x) => clock.at(x.firstSeen))},
+    {head: 'Known by', cells: b.map((x) => terminalSafe(x.entry ?? `shell ${x.shellBytes} B`)), shrink: true},
+    {head: 'Shell bytes', cells: b.map((x) => x.shellBytes), align: 'right', drop: 3},
+    {head: 'First served', cells: b.map((x) => clock.at(x.firstServed))},
     {head: 'Last served', cells: b.map((x) => clock.at(x.lastServed))},
+    {head: 'Pods', cells: b.map((x) => x.pods ?? '-'), align: 'right', drop: 2},
     {head: 'Shells', cells: b.map((x) => x.shellRequests), align: 'right', drop: 1},
-    {head: 'Version', cells: b.map((x) => terminalSafe(x.version ?? '-')), shrink: true, drop: 2},
+    {head: 'Version', cells: b.map((x) => terminalSafe(x.version ?? '-')), shrink: true, drop: 4},
   ], width), more, () => moreLine(more, 'build', `with at most ${plural(firstLeftOut?.shellRequests ?? 0, 'shell')} each`), width)
 }
 
@@ -234,12 +236,25 @@ function inputLines(r: AnalysisReport): string[] {
   if (r.orphans.requests > 0) out.push(`Orphans: ${plural(r.orphans.requests, 'failed asset request')} of people with no page load behind them (older than the horizon), from ${plural(r.orphans.clients, 'client')}.`)
   const varying = listed(r.apps.filter((x) => x.shellLengthVaries))
   for (const a of varying.shown) {
-    out.push(`App ${terminalSafe(appLabel(a.name))}: its shell's length varies per request (a dynamic homepage), so lengths tell no builds; failures come from 404s and HTML content types only.`)
+    out.push(`App ${terminalSafe(appLabel(a.name))}: its shell's length varies per request (a dynamic homepage), so no response is known for a shell by its length; failures come from 404s and HTML content types only.`)
   }
   if (varying.more > 0) out.push(moreLine(varying.more, 'app', 'whose shell\'s length varies'))
+  out.push(...evidenceLines(r))
   const unmatched = listed(r.unmatchedDeploys)
   for (const u of unmatched.shown) out.push(`Deploy record at ${shortTime(u.start)} (${u.sources.join('+')}${u.service ? `, ${terminalSafe(u.service)}` : ''}) matched no app: ${terminalSafe(u.reason)}.`)
   if (unmatched.more > 0) out.push(moreLine(unmatched.more, 'deploy record', 'that matched no app'))
+  return out
+}
+
+/** What the logs could not tell of an app's builds, said once per kind of gap (the JSON has it per app). */
+function evidenceLines(r: AnalysisReport): string[] {
+  const withBuilds = r.apps.filter((a) => a.builds > 0)
+  const names = (list: readonly AppReport[]): string => (r.apps.length === 1 ? 'The logs' : `Logs of ${list.map((a) => terminalSafe(appLabel(a.name))).slice(0, 3).join(', ')}${list.length > 3 ? ` and ${list.length - 3} more` : ''}`)
+  const out: string[] = []
+  const byLength = withBuilds.filter((a) => !a.buildEvidence.assets)
+  if (byLength.length > 0) out.push(`${names(byLength)} show no content-hashed asset a page loaded: builds are told by shell length alone, and builds whose shells are as long count as one.`)
+  const noPods = withBuilds.filter((a) => a.buildEvidence.assets && !a.buildEvidence.pods)
+  if (noPods.length > 0) out.push(`${names(noPods)} name no pod: builds are told by the assets pages load; the build that answered a failure is the one served beside the page's at the time${noPods.some((a) => !a.buildEvidence.shellLengths) ? ' (the builds\' shells are as long, so a fallback body\'s length names no build)' : ''}.`)
   return out
 }
 
@@ -258,7 +273,7 @@ export function renderTable(r: AnalysisReport, opts: TableOptions): string {
     const shown = Math.min(opts.topSessions, r.affectedUsers.length)
     parts.push(`Most affected sessions (${shown} of ${r.affectedUsers.length})`, sessionTable(r, opts.topSessions, clock, w), '')
   }
-  if (r.builds.length > 0) parts.push(`Builds by shell length${clock.title}`, buildTable(r, clock, w), '')
+  if (r.builds.length > 0) parts.push(`Builds${clock.title}`, buildTable(r, clock, w), '')
   parts.push(...inputLines(r).map((line) => wrap(line, w)))
   return `${parts.join('\n')}\n`
 }

@@ -48,7 +48,7 @@ describe('analyze output', () => {
   it('says that --format is not used when --json prints the report', () => {
     const r = runCli(['analyze', CAPTURE, '--json', '--format', 'table'])
     expect(r.status).toBe(0)
-    expect(JSON.parse(r.stdout)).toMatchObject({schemaVersion: 2})
+    expect(JSON.parse(r.stdout)).toMatchObject({schemaVersion: 3})
     expect(r.stderr).toMatch(/--json prints the report as JSON to stdout; --format table is not used/)
   })
 })

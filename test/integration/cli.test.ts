@@ -71,7 +71,7 @@ describe('skewscan analyze, run as a user would', () => {
     addFormats(ajv)
     const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
     expect(validate.errors ?? validate(report)).toBe(true)
-    expect(report).toMatchObject({schemaVersion: 2, totals: {affectedUsers: 1, brokenPageLoads: 1, pageLoads: 5, byCause: {rollout: 1}}, orphans: {requests: 1, clients: 1}, nonUser: {crawlers: {requests: 1, clients: 1}}})
+    expect(report).toMatchObject({schemaVersion: 3, totals: {affectedUsers: 1, brokenPageLoads: 1, pageLoads: 5, byCause: {rollout: 1}}, orphans: {requests: 1, clients: 1}, nonUser: {crawlers: {requests: 1, clients: 1}}})
   })
 
   it('--fail-on incident exits 1 when there are incidents and 0 when there are none', () => {

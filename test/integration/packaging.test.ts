@@ -58,7 +58,7 @@ describe('the packed CLI, installed as a user installs it', () => {
     expect([ok.status, ok.stderr]).toEqual([0, ''])
     expect(ok.stdout).toMatch(/^16 users hit failed assets: 11 page loads of 90 crashed/)
     const json = run(skewscan, ['analyze', capture, '--json'])
-    expect(JSON.parse(json.stdout)).toMatchObject({schemaVersion: 2, totals: {affectedUsers: 16, brokenPageLoads: 11}})
+    expect(JSON.parse(json.stdout)).toMatchObject({schemaVersion: 3, totals: {affectedUsers: 16, brokenPageLoads: 11}})
     const gated = run(skewscan, ['analyze', capture, '--fail-on', 'affected-users>10'])
     expect(gated.status).toBe(1)
     expect(gated.stderr).toMatch(/--fail-on: affected-users>10 \(measured 16\)/)

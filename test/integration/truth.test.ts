@@ -1,7 +1,7 @@
 /**
  * The numbers this tool prints end up in incident reviews: on every shipped fixture, in every input
  * format and order and with every deploy file, `analyze` must report exactly what the simulator
- * recorded as having happened (truth.json, the report contract of schemaVersion 2).
+ * recorded as having happened (truth.json, the report contract of schemaVersion 3).
  *
  * What the truth cannot state once for all formats, this test maps:
  * - the app's name: the ingress upstream (`default-web-80`) in every format that logs it; nginx
@@ -10,7 +10,8 @@
  *   last response carrying its shell (`lastShellServed`); `pods` only where upstreams are logged;
  * - a deploy's `sources`, `version` and `service`, by the deploy file (the Kubernetes events name the
  *   replica set as the version); deploys inferred from the logs have windows of their own (inside the
- *   real ones), and an app without builds (a dynamic shell) shows none, so its failures are unattributed.
+ *   real ones); an app whose shell length varies (a dynamic homepage) has builds all the same, known
+ *   by the assets its pages load and its pods, whose length-based fields the truth leaves out.
  */
 import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -66,52 +67,65 @@ function deployCore(d: DeployReport | TruthDeploy, app: string | null) {
 function expected(t: Truth, c: Case) {
   const combined = c.format === 'nginx-combined'
   const app = (name: string): string | null => (combined ? null : name)
-  const dynamic = new Set(t.apps.filter((a) => a.shellLengthVaries).map((a) => a.name))
-  // Logs alone show no deploy of an app without builds: its failures are then unattributed, one incident per cluster.
-  const blind = c.deploys === undefined ? dynamic : new Set<string>()
-  const failures = t.failures.map((f) => (blind.has(f.app) ? {...f, cause: 'unattributed' as const, deployId: null} : f))
-  const incidents = blind.size === 0 ? t.incidents.map((i) => ({...i, app: app(i.app)})) : undefined
-  const totals = blind.size === 0 ? t.totals : {...t.totals, byCause: {rollout: 0, 'stale-client': 0, unattributed: failures.length}}
-  const deploys = t.deploys.filter((d) => !blind.has(d.app))
+  // Builds are known by the assets their pages load, so an app whose shell length varies (a dynamic
+  // homepage) has them too, and its deploys are inferred from the logs like any other.
   return {
-    totals,
+    totals: t.totals,
     apps: t.apps.map((a) => ({
       name: app(a.name), source: combined ? 'none' : 'upstream', requests: a.requests, pageLoads: a.pageLoads, builds: a.builds,
-      deploys: blind.has(a.name) ? 0 : a.deploys, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
+      deploys: a.deploys, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
     })),
-    builds: t.builds.map((b) => ({
+    builds: t.builds.map((b) => lengthless(dynamicApps(t), b.app, {
       id: b.id, app: app(b.app), shellBytes: b.shellBytes, firstSeen: b.firstSeen, lastSeen: b.lastSeen,
       lastServed: combined ? b.lastShellServed : b.lastServed, shellRequests: b.shellRequests, ...(combined ? {} : {pods: b.pods}),
     })),
-    deploys: deploys.map((d) => c.deploys === undefined ? deployCore(d, app(d.app)) : {
+    deploys: t.deploys.map((d) => c.deploys === undefined ? deployCore(d, app(d.app)) : {
       ...deployCore(d, app(d.app)), sources: SOURCES[c.deploys], start: d.start, end: d.end, windowSeconds: d.windowSeconds,
       service: d.service, version: c.deploys === 'kubectl-events.json' ? d.toReplicaSet : d.version, pageLoads: d.pageLoads,
     }),
     unmatchedDeploys: [],
-    incidents,
-    affectedUsers: sortUsers(t.affectedUsers.map((u) => ({...u, app: app(u.app), ...(blind.has(u.app) ? {incidentIds: undefined} : {})}))),
+    incidents: t.incidents.map((i) => ({...i, app: app(i.app)})),
+    affectedUsers: sortUsers(t.affectedUsers.map((u) => ({...u, app: app(u.app)}))),
     nonUser: t.nonUser,
     orphans: t.orphans,
   }
 }
 
 function actual(r: AnalysisReport, t: Truth, c: Case) {
-  const dynamic = new Set(t.apps.filter((a) => a.shellLengthVaries).map((a) => a.name))
-  const blind = c.deploys === undefined && dynamic.size > 0
+  // Builds are named by their assets in every fixture (the simulator's bundles are content-hashed);
+  // the pod that answered is known wherever the format logs the upstream.
+  for (const a of r.apps) expect(a.buildEvidence).toMatchObject({assets: true, pods: c.format !== 'nginx-combined'})
+  for (const b of r.builds) expect(b).toMatchObject({knownBy: 'assets', entry: expect.stringMatching(/^\/(_build\/app\.|assets\/index-)\w+\.js$/)})
   return {
     totals: r.totals,
-    apps: r.apps,
-    builds: r.builds,
+    apps: r.apps.map(({buildEvidence: _evidence, ...a}) => a),
+    builds: r.builds.map(({id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, pods}) =>
+      lengthless(dynamicApps(t), app, {id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, ...(pods === undefined ? {} : {pods})})),
     deploys: r.deploys.map((d) => c.deploys === undefined ? deployCore(d, d.app) : {
       ...deployCore(d, d.app), sources: d.sources, start: d.start, end: d.end, windowSeconds: d.windowSeconds, service: d.service,
       version: d.version, pageLoads: d.pageLoads,
     }),
     unmatchedDeploys: r.unmatchedDeploys,
-    incidents: blind ? undefined : r.incidents,
-    affectedUsers: sortUsers(r.affectedUsers.map((u) => (blind ? {...u, incidentIds: undefined} : u))),
+    incidents: r.incidents,
+    affectedUsers: sortUsers(r.affectedUsers),
     nonUser: r.nonUser,
     orphans: r.orphans,
   }
+}
+
+/** Apps whose shell length varies: their builds are known by their assets and pods alone. */
+function dynamicApps(t: Truth): Set<string> {
+  return new Set(t.apps.filter((a) => a.shellLengthVaries).map((a) => a.name))
+}
+
+/**
+ * A build of an app whose shell length varies, without what the truth defines by shell length (its
+ * length, its first and last shell, its shell count): who it is, its pods and when it was last served.
+ */
+function lengthless<T extends {id: string; app: string | null; lastServed: string; pods?: number}>(dynamic: Set<string>, app: string | null, b: T): Partial<T> {
+  const named = app ?? (dynamic.size === 1 ? [...dynamic][0] : undefined)
+  if (named === undefined || !dynamic.has(named)) return b
+  return {id: b.id, app: b.app, lastServed: b.lastServed, ...(b.pods === undefined ? {} : {pods: b.pods})} as Partial<T>
 }
 
 function sortUsers<T extends {app: string | null; session: string}>(users: T[]): T[] {
@@ -155,10 +169,11 @@ describe('analyze matches the simulator truth', () => {
       expect(Date.parse(d.end)).toBeLessThanOrEqual(Date.parse(real?.end ?? ''))
       expect(d.sources).toEqual(['inferred'])
     }
-    // Without deploy records, an app whose shell varies shows no deploy, and every failure of it is unattributed.
+    // Without deploy records, an app whose shell varies still shows its deploys (its builds are known by
+    // their assets and pods), and none of its failures is left unattributed.
     for (const a of t.apps.filter((x) => x.shellLengthVaries)) {
-      expect(r.deploys.filter((d) => d.app === a.name)).toEqual([])
-      expect(r.incidents.filter((i) => i.app === a.name).every((i) => i.cause === 'unattributed' && i.deployId === null)).toBe(true)
+      expect(r.deploys.filter((d) => d.app === a.name).length).toBe(t.deploys.filter((d) => d.app === a.name).length)
+      expect(r.incidents.filter((i) => i.app === a.name).every((i) => i.cause !== 'unattributed' && i.deployId !== null)).toBe(true)
     }
   })
 })

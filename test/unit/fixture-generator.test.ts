@@ -150,7 +150,7 @@ describe('simulate', () => {
 
   it('records defaults and the definition parameters in truth.params', () => {
     const {truth} = simulate({deploys: 1, seed: 3, durationSeconds: 1200})
-    expect(truth.schemaVersion).toBe(2)
+    expect(truth.schemaVersion).toBe(3)
     expect(truth.params).toEqual(resolveParams({deploys: 1, seed: 3, durationSeconds: 1200}))
     expect(truth.params.incidentGapSeconds).toBe(300)
     expect(truth.params.deployMarginSeconds).toBe(60)
@@ -654,12 +654,12 @@ describe('truth', () => {
     for (const f of truth.failures) expect([f.reason, f.status, f.bytes]).toEqual(['missing', 404, 153])
   })
 
-  it('dynamic-homepage: no build fingerprint, so no builds and no direction; the rollout is still one incident of its deploy', () => {
+  it('dynamic-homepage: no length fingerprint, but builds known by what they serve, so directions too; the rollout is one incident of its deploy', () => {
     const {truth} = sim('dynamic-homepage')
-    expect(truth.apps).toEqual([expect.objectContaining({shellLengthVaries: true, builds: 0, deploys: 1})])
-    expect(truth.builds).toEqual([])
-    expect(truth.deploys.map((d) => [d.fromBuild, d.toBuild])).toEqual([[null, null]])
-    expect(truth.failures.every((f) => f.direction === 'unknown' && f.cause === 'rollout' && f.pageBuild === null)).toBe(true)
+    expect(truth.apps).toEqual([expect.objectContaining({shellLengthVaries: true, builds: 2, deploys: 1})])
+    expect(truth.builds.map((b) => b.id)).toEqual(['B1', 'B2'])
+    expect(truth.deploys.map((d) => [d.fromBuild, d.toBuild])).toEqual([['B1', 'B2']])
+    expect(truth.failures.every((f) => f.direction !== 'unknown' && f.cause === 'rollout' && f.pageBuild !== null)).toBe(true)
     expect(truth.incidents.map((i) => [i.cause, i.deployId])).toEqual([['rollout', 'D1']])
   })
 

@@ -104,7 +104,7 @@ export async function shellsByPod(ask: Ask, q: QueryBuilder, podFacet: string, l
 }
 
 /** The census the analysis takes: every count outside the buckets read. */
-export function censusOf(count: {apps: Map<string, AppShells>}, read: ReadonlySet<number>, bucketMs: number): PageCensus {
+export function censusOf(count: {apps: Map<string, AppShells>}, read: ReadonlySet<number>, bucketMs: number, pods?: readonly {pod: string; counts: Map<number, number>}[]): PageCensus {
   const unread = (m: Map<number, number>): [number, number][] => [...m].filter(([t, n]) => n > 0 && !read.has(t)).sort((a, b) => a[0] - b[0])
   const apps: Record<string, AppCensus> = {}
   for (const [name, a] of count.apps) {
@@ -114,5 +114,12 @@ export function censusOf(count: {apps: Map<string, AppShells>}, read: ReadonlySe
       shells: mine.map((bytes) => ({bytes, counts: unread(a.shells.get(bytes) as Map<number, number>)})),
     }
   }
-  return {bucketMs, read: [...read].sort((a, b) => a - b), apps}
+  const byPod = new Map<string, Map<number, number>>()
+  for (const p of pods ?? []) {
+    let m = byPod.get(p.pod)
+    if (!m) byPod.set(p.pod, (m = new Map()))
+    for (const [t, n] of p.counts) m.set(t, (m.get(t) ?? 0) + n)
+  }
+  const podCounts = [...byPod].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([pod, m]) => ({pod, counts: unread(m)}))
+  return {bucketMs, read: [...read].sort((a, b) => a - b), apps, ...(pods ? {pods: podCounts} : {})}
 }

@@ -357,12 +357,14 @@ interface Edges {
 async function pagesToRead(ask: Ask, q: QueryBuilder, spec: PullSpec, counted: Counted, edges: Edges, windows: TimeRange[]): Promise<{buckets: Set<number>; census: PageCensus} | {reason: string}> {
   const {bucket, range} = ask
   const around: TimeRange[] = [...edges.ranges, ...(spec.deployTimes ?? []).map((t) => ({from: t, to: t + 1}))]
+  let podShells: {pod: string; counts: Map<number, number>}[] | undefined
   for (const app of counted.apps.values()) for (const series of app.shells.values()) around.push(...podEdges(series, bucket.ms, RECENT_EVIDENCE, range))
   if (edges.pods.facet !== null) {
     const perLength = Math.max(0, ...[...counted.apps.values()].map((a) => a.shells.size))
     const r = await shellsByPod(ask, q, edges.pods.facet, perLength).catch((error: unknown) => ({reason: reasonOf(error)}))
     if ('reason' in r) return r
     const pods = r.pods
+    podShells = pods
     const lengthsOf = new Map<string, number>()
     for (const p of pods) lengthsOf.set(p.pod, (lengthsOf.get(p.pod) ?? 0) + 1)
     for (const p of pods) {
@@ -371,7 +373,7 @@ async function pagesToRead(ask: Ask, q: QueryBuilder, spec: PullSpec, counted: C
     }
   }
   const buckets = readBuckets(windows, around, bucket.ms, range)
-  return {buckets, census: censusOf(counted, buckets, bucket.ms)}
+  return {buckets, census: censusOf(counted, buckets, bucket.ms, podShells)}
 }
 
 /**
