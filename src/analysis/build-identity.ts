@@ -36,7 +36,8 @@ const MAX_PODS = 10_000
 const MAX_POD_ASSETS = 4096
 /** Initial assets remembered per page load. */
 const MAX_PAGE_ASSETS = 24
-/** An asset that pages of another build asked for together with that build's assets this share of its pages (at least once) is shared. */
+/** An asset that this many pages of another build asked for with that build's assets is shared (a share of the pages, on a small site). */
+const SHARED_PAGES = 3
 const SHARED_SHARE = 0.05
 /** An asset is core to its build when it and another come together in at least this share of the pages of each. */
 const CORE_SHARE = 0.8
@@ -311,7 +312,8 @@ export function cluster(ids: readonly number[], together: ReadonlyMap<number, nu
     for (const id of merged) group.set(id, merged)
   }
   // A group with no core asset (a chunk only some pages ask for, split off) is part of the build
-  // whose assets it came with most; when no group has a core asset, every group is a build.
+  // whose assets it came with most, of none when it came with none; when no group has a core
+  // asset, every group is a build.
   const distinct = [...new Set(group.values())]
   const builds = distinct.filter((g) => g.some((id) => core.has(id)))
   if (builds.length === 0) return group
@@ -324,7 +326,11 @@ export function cluster(ids: readonly number[], together: ReadonlyMap<number, nu
       for (const x of g) for (const y of b) n += co(x, y)
       if (n > most) [best, most] = [b, n]
     }
-    if (!best) continue
+    // Asked for with no build's assets (a chunk only tabs of unknown build loaded): of no build.
+    if (!best) {
+      for (const id of g) group.delete(id)
+      continue
+    }
     best.push(...g)
     for (const id of g) group.set(id, best)
   }
@@ -359,8 +365,12 @@ function sharedAssets(groups: ReadonlyMap<number, number[]>, together: ReadonlyM
     for (const theirs of distinct) {
       if (theirs === mine) continue
       const with_ = theirs.filter((y) => co(id, y) > 0)
-      const across = with_.reduce((n, y) => n + co(id, y), 0)
-      if (with_.length * 2 <= theirs.length || across < SHARED_SHARE * pages(id)) continue
+      if (with_.length * 2 <= theirs.length) continue
+      // By more pages than one tab's request taken for another's would make: a few (a chunk the new
+      // build kept is fetched only by its new visitors, the rest have it cached), fewer on a small site.
+      const perAsset = with_.reduce((n, y) => n + co(id, y), 0) / with_.length
+      const theirPages = Math.max(...theirs.map(pages))
+      if (perAsset < Math.max(1, Math.min(SHARED_PAGES, SHARED_SHARE * Math.min(pages(id), theirPages)))) continue
       if (mine.some((x) => x !== id && theirs.some((y) => co(x, y) === 0))) {
         shared.add(id)
         break

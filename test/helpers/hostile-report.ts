@@ -103,7 +103,7 @@ export function analysedReport(t: LoggedText): {report: AnalysisReport; failures
 }
 
 /** Keys whose strings the tool makes (times, kinds, ids) or that name a kind of thing: kept by `swapped`. */
-const MADE_BY_THE_TOOL = new Set(['start', 'end', 'first', 'last', 'firstSeen', 'lastSeen', 'lastServed', 'time', 'firstFailure', 'lastFailure',
+const MADE_BY_THE_TOOL = new Set(['start', 'end', 'first', 'last', 'firstSeen', 'lastSeen', 'firstServed', 'lastServed', 'knownBy', 'time', 'firstFailure', 'lastFailure',
   'cause', 'sources', 'source', 'outcome', 'phase', 'asset', 'direction', 'format', 'reason', 'kind', 'bytesCount', 'fix', 'basis', 'inPlace'])
 /** Ids the tool numbers (D1, B2, I3): swapped only when asked. */
 const IDS = new Set(['id', 'deployId', 'incidentId', 'incidentIds', 'fromBuild', 'toBuild', 'build', 'servingBuild'])

@@ -25,7 +25,7 @@ function eventOf({k, app, id}: {k: number; app: number; id: boolean}, line: numb
 }
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-const TIME_KEYS = new Set(['start', 'end', 'firstSeen', 'lastSeen', 'lastServed', 'firstFailure', 'lastFailure', 'time'])
+const TIME_KEYS = new Set(['start', 'end', 'firstSeen', 'lastSeen', 'firstServed', 'lastServed', 'firstFailure', 'lastFailure', 'time'])
 
 function times(v: unknown, out: string[] = []): string[] {
   if (Array.isArray(v)) for (const x of v) times(x, out)

@@ -44,7 +44,12 @@ class Site {
   readonly events: AccessEvent[] = []
   private turn = 0
 
-  constructor(private readonly pods: Pod[], private readonly opts: {logsPods?: boolean; logsVersions?: boolean} = {}) {}
+  /** `shell`: the logged length of a build's shell for a client (gzip clients get the compressed length); SHELL for all by default. */
+  constructor(private readonly pods: Pod[], private readonly opts: {logsPods?: boolean; logsVersions?: boolean; shell?: (b: BuildDef, who: string) => number} = {}) {}
+
+  private shell(b: BuildDef, who: string): number {
+    return this.opts.shell?.(b, who) ?? SHELL
+  }
 
   private pod(t: number): Pod {
     const live = this.pods.filter((p) => t >= p.from && t < p.to)
@@ -63,14 +68,14 @@ class Site {
   /** A path asked of the next pod: its content where it has it, else its shell. */
   private ask(t: number, who: string, path: string, pod = this.pod(t)): BuildDef {
     const has = pod.build.assets.includes(path) || pod.build.lazy === path
-    this.log(t, who, path, pod, 200, has ? (SIZE.get(path) as number) : SHELL)
+    this.log(t, who, path, pod, 200, has ? (SIZE.get(path) as number) : this.shell(pod.build, who))
     return pod.build
   }
 
   /** A browser loads the page at `t`: the shell, then its build's assets (each from the next pod), and optionally its lazy chunk later. */
   page(t: number, who: string, opts: {lazyAt?: number; assetPod?: string} = {}): BuildDef {
     const shellPod = this.pod(t)
-    this.log(t, who, '/', shellPod, 200, SHELL)
+    this.log(t, who, '/', shellPod, 200, this.shell(shellPod.build, who))
     const build = shellPod.build
     const assetPod = this.pods.find((p) => p.address === opts.assetPod)
     build.assets.forEach((a, i) => this.ask(t + 0.05 + i * 0.01, who, a, assetPod))
@@ -145,6 +150,27 @@ describe('builds whose shells are exactly as long', () => {
     // Without their entries, each build is named by its stylesheet, never by the vendor chunk they share.
     expect(alone.builds.map((b) => b.entry)).toEqual([A.assets[2], B.assets[2]])
   })
+})
+
+describe('shells logged compressed (nginx gzip): one build at two lengths, two builds a byte or two apart', () => {
+  // gzip clients (every other browser) get 214 bytes from A, 216 from B; the others 2210 from both.
+  const shell = (b: BuildDef, who: string): number => (who.charCodeAt(who.length - 1) % 2 === 0 ? (b === A ? 214 : 216) : SHELL)
+  for (const logsPods of [true, false]) {
+    it(`are two builds, each with both its lengths; a length one build alone has names it (pods ${logsPods ? 'logged' : 'not logged'})`, () => {
+      const site = new Site(rolling(A, B, 100, 10, [0, 300], ['a', 'b']), {shell, logsPods})
+      site.traffic(0, 300, 1.5, 'u')
+      const {report, failures} = analyze(site.events)
+      expect(report.builds.map((b) => [b.entry, [...b.shellLengths].sort((x, y) => x - y)])).toEqual([[A.assets[0], [214, SHELL]], [B.assets[0], [216, SHELL]]])
+      expect(report.deploys.map((d) => [d.fromBuild, d.toBuild])).toEqual([['B1', 'B2']])
+      expect(failures.length).toBeGreaterThan(10)
+      for (const f of failures) {
+        expect(f.cause).toBe('rollout')
+        expect(f.servingBuild).toBe(f.pageLoad.build === 'B1' ? 'B2' : 'B1')
+      }
+      // Each build has a length of its own (its compressed one): a fallback body of that length names it.
+      expect(report.apps[0]?.buildEvidence).toMatchObject({assets: true, pods: logsPods, shellLengths: true})
+    })
+  }
 })
 
 describe('stale tabs of a build no pod serves any more', () => {

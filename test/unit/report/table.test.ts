@@ -29,7 +29,7 @@ describe('table report', () => {
 
   it('lists deploys, incidents, the most affected sessions, builds and what was not people', () => {
     const out = renderTable(two, {topSessions: 3})
-    for (const s of ['Deploys (UTC, 2026-11-30)', 'Incidents (UTC, 2026-11-30)', 'Most affected sessions (3 of 49)', 'Builds by shell length', 'Input: 1300 records', 'Not people, never counted as users: crawlers']) {
+    for (const s of ['Deploys (UTC, 2026-11-30)', 'Incidents (UTC, 2026-11-30)', 'Most affected sessions (3 of 49)', 'Builds (UTC, 2026-11-30)', 'Input: 1300 records', 'Not people, never counted as users: crawlers']) {
       expect(out).toContain(s)
     }
     expect(out).toMatch(/^D2 +marker\+kubernetes +07:19:35\.954 +8 s +B2 → B3 +7\.1 s +38 +52 of 191 +2 +46\/64 +I3 I4$/m)
