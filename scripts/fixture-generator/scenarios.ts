@@ -47,6 +47,10 @@ export const scenarios: Record<string, Scenario> = {
     description: 'Three builds, two rolling deploys 9 minutes apart, round robin, SPA fallback; tabs opened before the logs began fail as orphans.',
     params: {...common, seed: 103, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, routing: 'round-robin', missing: 'fallback', preexistingTabs: 3},
   },
+  'two-deploys-same-length': {
+    description: 'As two-deploys, but every build\'s index.html has one length, as real bundlers make them: builds are known by their assets and pods.',
+    params: {...common, seed: 103, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, routing: 'round-robin', missing: 'fallback', preexistingTabs: 3, shellBytes: [2210, 2210, 2210]},
+  },
   'missing-404': {
     description: 'One rolling deploy where pods answer unknown asset paths with 404 instead of the shell.',
     params: {...common, seed: 431, deploys: 1, routing: 'round-robin', missing: '404'},

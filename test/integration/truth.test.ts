@@ -24,7 +24,7 @@ import type {Truth, TruthDeploy} from '../../scripts/fixture-generator'
 import {ROOT} from '../helpers/cli'
 
 const FIXTURES = join(ROOT, 'fixtures')
-const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys']
+const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length']
 const scenarios = readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'truth.json'))).sort()
 const truths = new Map<string, Truth>()
 const truthOf = (s: string): Truth => {
@@ -75,7 +75,7 @@ function expected(t: Truth, c: Case) {
       name: app(a.name), source: combined ? 'none' : 'upstream', requests: a.requests, pageLoads: a.pageLoads, builds: a.builds,
       deploys: a.deploys, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
     })),
-    builds: t.builds.map((b) => lengthless(dynamicApps(t), b.app, {
+    builds: t.builds.map((b) => lengthless(dynamicApps(t), b.app, combined, {
       id: b.id, app: app(b.app), shellBytes: b.shellBytes, firstSeen: b.firstSeen, lastSeen: b.lastSeen,
       lastServed: combined ? b.lastShellServed : b.lastServed, shellRequests: b.shellRequests, ...(combined ? {} : {pods: b.pods}),
     })),
@@ -100,7 +100,7 @@ function actual(r: AnalysisReport, t: Truth, c: Case) {
     totals: r.totals,
     apps: r.apps.map(({buildEvidence: _evidence, ...a}) => a),
     builds: r.builds.map(({id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, pods}) =>
-      lengthless(dynamicApps(t), app, {id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, ...(pods === undefined ? {} : {pods})})),
+      lengthless(dynamicApps(t), app, c.format === 'nginx-combined', {id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, ...(pods === undefined ? {} : {pods})})),
     deploys: r.deploys.map((d) => c.deploys === undefined ? deployCore(d, d.app) : {
       ...deployCore(d, d.app), sources: d.sources, start: d.start, end: d.end, windowSeconds: d.windowSeconds, service: d.service,
       version: d.version, pageLoads: d.pageLoads,
@@ -113,19 +113,28 @@ function actual(r: AnalysisReport, t: Truth, c: Case) {
   }
 }
 
-/** Apps whose shell length varies: their builds are known by their assets and pods alone. */
+/**
+ * Apps whose builds are known by their assets and pods alone: a shell length that varies (a dynamic
+ * homepage), or one length for every build (as real bundlers make them).
+ */
 function dynamicApps(t: Truth): Set<string> {
-  return new Set(t.apps.filter((a) => a.shellLengthVaries).map((a) => a.name))
+  const shared = t.apps.filter((a) => {
+    const lengths = t.builds.filter((b) => b.app === a.name).map((b) => b.shellBytes)
+    return new Set(lengths).size < lengths.length
+  })
+  return new Set([...t.apps.filter((a) => a.shellLengthVaries), ...shared].map((a) => a.name))
 }
 
 /**
  * A build of an app whose shell length varies, without what the truth defines by shell length (its
  * length, its first and last shell, its shell count): who it is, its pods and when it was last served.
  */
-function lengthless<T extends {id: string; app: string | null; lastServed: string; pods?: number}>(dynamic: Set<string>, app: string | null, b: T): Partial<T> {
+function lengthless<T extends {id: string; app: string | null; lastServed: string; pods?: number}>(dynamic: Set<string>, app: string | null, combined: boolean, b: T): Partial<T> {
   const named = app ?? (dynamic.size === 1 ? [...dynamic][0] : undefined)
   if (named === undefined || !dynamic.has(named)) return b
-  return {id: b.id, app: b.app, lastServed: b.lastServed, ...(b.pods === undefined ? {} : {pods: b.pods})} as Partial<T>
+  // Logs that name no pod show a build answering only in its people's page loads there (a crawler's
+  // shell of a length every build has names none), so its last shell served is the truth's alone.
+  return {id: b.id, app: b.app, ...(combined ? {} : {lastServed: b.lastServed}), ...(b.pods === undefined ? {} : {pods: b.pods})} as Partial<T>
 }
 
 function sortUsers<T extends {app: string | null; session: string}>(users: T[]): T[] {
