@@ -131,9 +131,15 @@ export function planCluster(params: SimParams, app: AppConfig, builds: Build[]):
   pods.push(...live)
   const deploys: DeployPlan[] = []
   const stepMs = app.step * 1000
+  const served = (generation: number): Build => {
+    const b = builds[app.rollouts?.[generation] ?? generation]
+    if (!b) throw new Error(`rollouts name build ${app.rollouts?.[generation]}, which is not made`)
+    return b
+  }
   for (let d = 0; d < app.deploys; d++) {
-    const from = builds[d] as Build
-    const to = builds[d + 1] as Build
+    const from = served(d)
+    const to = served(d + 1)
+    if (from === to) throw new Error('a rollout to the build already served is no deploy of this simulator')
     const t = startMs + (app.firstDeployAtSeconds + d * app.every) * 1000
     const r = app.replicas
     const fresh = makePods(to, d + 1, Array.from({length: r}, (_, i) => t + i * stepMs))

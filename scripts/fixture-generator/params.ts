@@ -80,6 +80,7 @@ export function appConfigs(p: SimParams): AppConfig[] {
     index: 0, service: p.service, namespace: NAMESPACE, upstreamName: `${NAMESPACE}-${p.service}-80`, origin: p.origin,
     host: new URL(p.origin).host, replicas: p.replicas, step: p.step, deploys: p.deploys, firstDeployAtSeconds: p.firstDeployAtSeconds,
     every: p.every, shellBytes: p.shellBytes, browsersPerMinute: p.browsersPerMinute, dynamicShell: p.dynamicShell, layout: 'build',
+    ...(p.rollouts ? {rollouts: p.rollouts} : {}),
   }
   const others = p.otherApps.map((a, i): AppConfig => ({
     index: i + 1, service: a.service, namespace: NAMESPACE, upstreamName: `${NAMESPACE}-${a.service}-80`, origin: a.origin,

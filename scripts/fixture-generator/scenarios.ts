@@ -51,6 +51,10 @@ export const scenarios: Record<string, Scenario> = {
     description: 'As two-deploys, but every build\'s index.html has one length, as real bundlers make them: builds are known by their assets and pods.',
     params: {...common, seed: 103, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, routing: 'round-robin', missing: 'fallback', preexistingTabs: 3, shellBytes: [2210, 2210, 2210]},
   },
+  rollback: {
+    description: 'A deploy and its rollback (A → B → A, 9 minutes apart), every build\'s index.html of one length: the build rolled back to is the same build.',
+    params: {...common, seed: 211, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, rollouts: [0, 1, 0], routing: 'round-robin', missing: 'fallback', shellBytes: [2210, 2210, 2210]},
+  },
   'missing-404': {
     description: 'One rolling deploy where pods answer unknown asset paths with 404 instead of the shell.',
     params: {...common, seed: 431, deploys: 1, routing: 'round-robin', missing: '404'},

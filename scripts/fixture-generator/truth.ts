@@ -469,23 +469,32 @@ export class TruthCollector {
     const page = f.pageLoad.build
     const serving = f.r.servingBuild
     const live = a.cluster.pods.filter((p) => p.start <= t && t < p.stop)
-    const order = new Map(a.cluster.builds.map((b, i) => [b.key, i]))
     const pageLive = live.some((p) => p.build === page)
     const otherLive = live.some((p) => p.build !== page)
-    const laterLive = live.some((p) => (order.get(p.build) as number) > (order.get(page) as number))
+    // A build that replaced the page's: one of a deploy from the page's build that began by then
+    // (a build rolled back to counts, though it was built first).
+    const retiring = a.cluster.deploys.filter((d) => d.fromBuild === page && d.start <= t).at(-1)
+    const away = (d: {start: number; end: number}): number => Math.max(0, d.start - t, t - d.end)
     let cause: FailureCause = 'unattributed'
     let deploy: unknown
     if (pageLive && otherLive) {
       cause = 'rollout'
-      deploy = a.cluster.deploys.find((d) => (d.fromBuild === page && d.toBuild === serving) || (d.fromBuild === serving && d.toBuild === page))
-    } else if (!pageLive && laterLive) {
+      // Between the two builds; of a deploy and its rollback, the one whose window holds it.
+      deploy = a.cluster.deploys.filter((d) => (d.fromBuild === page && d.toBuild === serving) || (d.fromBuild === serving && d.toBuild === page))
+        .sort((x, y) => away(x) - away(y))[0]
+    } else if (!pageLive && otherLive && retiring) {
       cause = 'stale-client'
-      deploy = a.cluster.deploys.find((d) => d.fromBuild === page)
+      deploy = retiring
     }
     if (cause !== 'unattributed' && deploy === undefined) throw new Error(`no deploy for the ${cause} failure ${f.r.requestId}`)
     const p = reportBuild(a, page)
     const s = reportBuild(a, serving)
-    const direction: Direction = p === null || s === null || p === s ? 'unknown' : Number(p.slice(1)) < Number(s.slice(1)) ? 'oldPageNewPod' : 'newPageOldPod'
+    // Relative to the deploy: its old build's page on its new build's pod is forward (a rollback's new build is the older one).
+    const plan = deploy as {fromBuild: string; toBuild: string} | undefined
+    const direction: Direction = p === null || s === null || p === s ? 'unknown'
+      : plan && plan.fromBuild === page && plan.toBuild === serving ? 'oldPageNewPod'
+        : plan && plan.toBuild === page && plan.fromBuild === serving ? 'newPageOldPod'
+          : Number(p.slice(1)) < Number(s.slice(1)) ? 'oldPageNewPod' : 'newPageOldPod'
     const rank = f.asset === 'script' ? (f.phase === 'initial' ? 0 : 1) : f.asset === 'stylesheet' ? 2 : 3
     return {f, app: a, cause, deploy: deploy === undefined ? undefined : deployIndex.get(deploy), direction, rank}
   }

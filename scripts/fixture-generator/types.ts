@@ -50,6 +50,8 @@ export interface SimParams {
   missing: MissingMode
   /** Number of rolling deploys (0 = none). */
   deploys: number
+  /** The build each generation of pods serves, by index (default 0, 1, 2, …): `[0, 1, 0]` is a deploy and its rollback. */
+  rollouts?: number[]
   /** When the first deploy starts, in seconds after `start`. */
   firstDeployAtSeconds: number
   /** Seconds between the starts of consecutive deploys. */
@@ -119,6 +121,8 @@ export interface AppConfig {
   replicas: number
   step: number
   deploys: number
+  /** See SimParams.rollouts. */
+  rollouts?: number[]
   firstDeployAtSeconds: number
   every: number
   shellBytes: number[]

@@ -95,10 +95,11 @@ export function attributeApp(app: AppState, identity: Identity, deploys: readonl
       }
     }
     const cause = causeOf(time, pageBuild, serving, builds, servedAt, deploys, options.deployMarginMs)
+    const deploy = cause === 'rollout' ? rolloutDeploy(time, pageBuild, serving, deploys, options.deployMarginMs)
+      : cause === 'stale-client' ? retiringDeploy(time, pageBuild, deploys) : undefined
     result.failures.push({
-      index: i, time, cause, pageBuild, serving, direction: serving ? directionOf(pageBuild, serving) : direction ?? directionOf(pageBuild, serving),
-      deploy: cause === 'rollout' ? rolloutDeploy(time, pageBuild, serving, deploys, options.deployMarginMs)
-        : cause === 'stale-client' ? retiringDeploy(time, pageBuild, deploys) : undefined,
+      index: i, time, cause, pageBuild, serving, deploy,
+      direction: deployDirection(deploy, pageBuild, serving) ?? (serving ? directionOf(pageBuild, serving) : direction ?? directionOf(pageBuild, serving)),
     })
   }
   // Failures found at the end (pending fallbacks) came after the others: back in time order.
@@ -144,6 +145,17 @@ function rolloutDeploy(time: number, page: Build | undefined, serving: Build | u
 function retiringDeploy(time: number, page: Build | undefined, deploys: readonly ResolvedDeploy[]): ResolvedDeploy | undefined {
   const before = deploys.filter((d) => d.start <= time)
   return before.filter((d) => d.from === page).at(-1) ?? before.filter((d) => d.to !== page).at(-1)
+}
+
+/**
+ * The direction relative to the failure's deploy: its old build's page on its new build's pod is
+ * forward skew, the reverse backward (a rollback's new build is the one rolled back to, built first).
+ */
+function deployDirection(d: ResolvedDeploy | undefined, page: Build | undefined, serving: Build | undefined): Direction | undefined {
+  if (!d || !page || !serving || !d.from || !d.to) return undefined
+  if (d.from === page && d.to === serving) return 'oldPageNewPod'
+  if (d.to === page && d.from === serving) return 'newPageOldPod'
+  return undefined
 }
 
 export function directionOf(page: Build | undefined, serving: Build | undefined): Direction {

@@ -26,6 +26,8 @@ export interface LabSettings extends ScheduleInput {
   seed: number
   latencyMs: number
   service: string
+  /** Shells of a length per build; by default every build's shell has one length, as real bundlers make them. */
+  distinctShellLengths?: boolean
 }
 
 export interface LabRequest extends LabSettings {
@@ -61,7 +63,7 @@ export async function runLab(req: LabRequest): Promise<LabReport> {
   const clock: Clock = req.clock === 'simulated' ? new SimulatedClock(Date.now(), req.latencyMs) : WALL_CLOCK
   const now = (): number => clock.now()
   const startedAt = now()
-  const builds = makeLabBuilds(req.deploys + 1, req.seed, new Date(startedAt).toISOString().slice(0, 10).replace(/-/g, '.'))
+  const builds = makeLabBuilds(req.deploys + 1, req.seed, new Date(startedAt).toISOString().slice(0, 10).replace(/-/g, '.'), req.distinctShellLengths === true)
   const files = await LabFiles.open({log: req.logFile, ingressLog: req.ingressLogFile, deploys: req.deploysFile}, {...LOG_CONTEXT, service: req.service})
   const record = new BrowserRecord()
   const names = new Random(req.seed, 'pod-names')

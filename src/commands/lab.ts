@@ -41,6 +41,7 @@ export default class Lab extends BaseCommand {
     strategy: Flags.string({default: 'rolling', options: ['rolling', 'blue-green'], exclusive: ONE_RUN, description: 'blue-green: start all new pods, switch the balancer at once, then stop the old ones'}),
     affinity: Flags.string({default: 'none', options: ['none', 'cookie'], exclusive: ONE_RUN, description: 'cookie: ingress-nginx INGRESSCOOKIE affinity (a pod keeps its sessions while it lives)'}),
     'keep-old-assets': Flags.boolean({default: false, exclusive: ONE_RUN, description: 'new pods also serve the previous build\'s bundles'}),
+    'distinct-shell-lengths': Flags.boolean({default: false, exclusive: ONE_RUN, description: 'give each build\'s index.html a length of its own (by default all have one length, as real bundlers make them)'}),
     missing: Flags.string({default: 'fallback', options: ['fallback', '404'], exclusive: ONE_RUN, description: 'what a pod answers for an asset it does not have: its shell (SPA fallback) or 404'}),
     port: Flags.integer({default: 0, min: 0, max: 65535, exclusive: ONE_RUN, description: 'the balancer\'s port on 127.0.0.1 (0: any free port)'}),
     once: Flags.boolean({default: false, exclusive: ONE_RUN, description: 'exit after the last deploy (and --tail)'}),

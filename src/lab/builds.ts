@@ -36,12 +36,14 @@ const MIN_ASSET = 3200
 
 /**
  * `count` builds with content-hashed bundle names (the hash is of the bundle's bytes) and shells of
- * distinct lengths. The app bundle carries the route → chunk map, as a bundler's runtime does, so a
- * browser learns a chunk's URL only from the build it actually ran. Deterministic for a seed.
+ * one length, as real bundlers make them (hashes of one length), or of distinct lengths
+ * (`distinctShellLengths`). The app bundle carries the route → chunk map, as a bundler's runtime
+ * does, so a browser learns a chunk's URL only from the build it actually ran. Deterministic for a seed.
  */
-export function makeLabBuilds(count: number, seed: number, date: string): LabBuild[] {
+export function makeLabBuilds(count: number, seed: number, date: string, distinctShellLengths = false): LabBuild[] {
   const rng = new Random(seed, 'builds')
   const builds: LabBuild[] = []
+  let firstLength: number | undefined
   for (let index = 0; index < count; index++) {
     const version = `${date}-${index + 1}`
     const assets = new Map<string, LabAsset>()
@@ -58,7 +60,10 @@ export function makeLabBuilds(count: number, seed: number, date: string): LabBui
     const css = add('app', 'css', `${banner('styles')}body { font-family: system-ui, sans-serif; margin: 0 }\n`)
     const app = add('app', 'js', `${banner('app')}import {h} from ${JSON.stringify(vendor)}\nconst chunks = /*chunks*/${JSON.stringify(chunks)}/*end*/\nexport const route = (name) => import(chunks[name])\n`)
     const entries = [css, vendor, app, runtime]
-    builds.push({index, version, replicaSet: `web-${rng.int(0x10000000, 0xffffffff).toString(16).slice(0, 9)}`, shell: shellHtml(version, css, vendor, app, runtime, SHELL_BASE + SHELL_STEP * index + rng.int(0, 20)), assets, entries, chunks})
+    const replicaSet = `web-${rng.int(0x10000000, 0xffffffff).toString(16).slice(0, 9)}`
+    const length = SHELL_BASE + SHELL_STEP * index + rng.int(0, 20)
+    firstLength ??= length
+    builds.push({index, version, replicaSet, shell: shellHtml(version, css, vendor, app, runtime, distinctShellLengths ? length : firstLength), assets, entries, chunks})
   }
   return builds
 }

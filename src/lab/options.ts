@@ -22,6 +22,7 @@ export interface LabFlags {
   seed: number
   latency: string
   service: string
+  'distinct-shell-lengths'?: boolean
 }
 
 /** Real-time defaults for watching a deploy (`lab`), compressed ones for `lab --compare`. */
@@ -45,6 +46,7 @@ export function labSettings(f: LabFlags): LabSettings {
     ...common(f, DEFAULTS.lab), replicas: f.replicas, deploys: f.deploys, strategy: f.strategy as DeployStrategy,
     affinity: f.affinity as Affinity, keepOldAssets: f['keep-old-assets'], missing: f.missing as MissingMode,
     port: f.port, once: f.once, durationMs, seed: f.seed, service: f.service,
+    ...(f['distinct-shell-lengths'] ? {distinctShellLengths: true} : {}),
   }
 }
 

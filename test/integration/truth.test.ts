@@ -24,7 +24,7 @@ import type {Truth, TruthDeploy} from '../../scripts/fixture-generator'
 import {ROOT} from '../helpers/cli'
 
 const FIXTURES = join(ROOT, 'fixtures')
-const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length']
+const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'rollback', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length']
 const scenarios = readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'truth.json'))).sort()
 const truths = new Map<string, Truth>()
 const truthOf = (s: string): Truth => {
@@ -141,7 +141,13 @@ function sortUsers<T extends {app: string | null; session: string}>(users: T[]):
   return [...users].sort((a, b) => ((a.app ?? '') + a.session < (b.app ?? '') + b.session ? -1 : 1))
 }
 
-const formatCases = scenarios.flatMap((s) => (truthOf(s).files ?? []).filter((f) => LOG_FORMATS.has(f.format)).map((f) => [s, f.name, f.format] as const))
+/**
+ * Every scenario in every format, but the rollback in `combined`: with no pod logged and one shell
+ * length for every build, nothing there shows the old build served again, so the rollback's builds
+ * and its failures' direction cannot be known (README, "What logs without pods can tell").
+ */
+const formatCases = scenarios.flatMap((s) => (truthOf(s).files ?? []).filter((f) => LOG_FORMATS.has(f.format) && !(s === 'rollback' && f.format === 'nginx-combined'))
+  .map((f) => [s, f.name, f.format] as const))
 
 describe('analyze matches the simulator truth', () => {
   it('has fixtures for every scenario the generator ships, in every log format that can tell its apps apart', () => {

@@ -18,11 +18,18 @@ describe('the lab\'s builds', () => {
     expect(builds.map((b) => b.version)).toEqual(['2026.11.30-1', '2026.11.30-2', '2026.11.30-3', '2026.11.30-4'])
   })
 
-  it('gives each build a shell of its own length, shorter than any bundle (so a fallback is never mistaken for one)', () => {
+  it('gives every build a shell of one length, as real bundlers do, shorter than any bundle (so a fallback is never mistaken for one)', () => {
     const shells = builds.map((b) => b.shell.length)
-    expect(new Set(shells).size).toBe(builds.length)
+    expect(new Set(shells).size).toBe(1)
+    expect(new Set(builds.map((b) => b.shell.toString())).size).toBe(builds.length)
     const smallest = Math.min(...builds.flatMap((b) => [...b.assets.values()].map((a) => a.body.length)))
     expect(Math.max(...shells)).toBeLessThan(smallest)
+  })
+
+  it('gives each build a shell of its own length when asked, with the same bundles', () => {
+    const distinct = makeLabBuilds(4, 7, '2026.11.30', true)
+    expect(new Set(distinct.map((b) => b.shell.length)).size).toBe(builds.length)
+    expect(distinct.map((b) => [...b.assets.keys()])).toEqual(builds.map((b) => [...b.assets.keys()]))
   })
 
   it('has shells that name their entry bundles, and an app bundle that maps routes to lazy chunks', () => {
