@@ -10,20 +10,23 @@ import type {PageLoad} from './sessions'
  * This module gathers that evidence while the stream is read (BuildEvidence) and, once it is all
  * in, answers for the page loads, the pods and the failed requests (BuildIdentity):
  *
- * - The content-hashed asset paths a page load asks for in its initial load are of its build. Assets
- *   that pages ask for together are of one build, unless some two of them were never asked for by
- *   one page (two builds' entries never are): so an asset two builds share (an unchanged vendor
- *   chunk) joins one of them and is then marked shared, and never merges the two.
- * - A pod (upstream address) serves one build: the build of the pages its shells start, else of the
- *   assets it answers with real content. An address whose evidence names one build and later
- *   another, without overlap, was reused by a new pod.
- * - A build is served while its pods answer (any response), while pages of it start, and while its
- *   own assets are answered with real content where no pod is logged.
- * - A shell length names a build only when every page of that length is of one build.
+ * - The content-hashed asset paths a page load asks for are of its build. Assets that pages ask for
+ *   together are of one build, unless two core ones (an entry and its stylesheet: together in
+ *   nearly every page of each) were never asked for by one page, as two builds' entries never are.
+ *   So an asset two builds share (an unchanged vendor chunk) joins one of them and is then marked
+ *   shared, and never merges the two; a route's chunk or a font that only some pages load joins
+ *   its build.
+ * - A pod (upstream address) serves one build: the build of the pages its shells start, else of
+ *   the shell lengths it served where a length is one build's alone, else of the assets it answers
+ *   with real content. An address whose evidence names one build and later another, without
+ *   overlap, was reused by a new pod.
+ * - A build is served while its pods answer (any response) and while pages of it start; where its
+ *   pods show a gap, it is served in stretches (a build rolled back to).
+ * - A shell length names a build only when nearly every page of that length is of one build.
  * - A version the logs carry for a pod labels that pod's build.
  *
- * Where the logs show no asset a page asked for, this says so by returning undefined, and the
- * analysis falls back to shell lengths (lengthIdentity).
+ * Where the logs show no asset a page asked for, resolve() returns undefined, and the analysis
+ * falls back to shell lengths (lengthIdentity).
  */
 
 /** Asset paths followed per app; beyond this a new path teaches nothing (scanners' junk is bounded). */
@@ -34,7 +37,7 @@ const MAX_PAIRS = 400_000
 const MAX_PODS = 10_000
 /** Assets remembered per pod. */
 const MAX_POD_ASSETS = 4096
-/** Initial assets remembered per page load. */
+/** Assets remembered per page load. */
 const MAX_PAGE_ASSETS = 24
 /** An asset that this many pages of another build asked for with that build's assets is shared (a share of the pages, on a small site). */
 const SHARED_PAGES = 3
@@ -54,7 +57,7 @@ interface Times {
 
 interface AssetEvidence {
   path: string
-  /** Page loads that asked for it in their initial load (their shell's time). */
+  /** Page loads that asked for it (their shells' times); the recent ones of initial loads. */
   pages: Times
   pageRecent: number[]
   /** Answered with real content by no pod the logs name. */
