@@ -75,7 +75,7 @@ function expected(t: Truth, c: Case) {
       name: app(a.name), source: combined ? 'none' : 'upstream', requests: a.requests, pageLoads: a.pageLoads, builds: a.builds,
       deploys: a.deploys, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
     })),
-    builds: t.builds.map((b) => lengthless(dynamicApps(t), b.app, combined, {
+    builds: t.builds.map((b) => lengthless(dynamicApps(t), b.app, combined && !t.apps.some((a) => a.shellLengthVaries), {
       id: b.id, app: app(b.app), shellBytes: b.shellBytes, firstSeen: b.firstSeen, lastSeen: b.lastSeen,
       lastServed: combined ? b.lastShellServed : b.lastServed, shellRequests: b.shellRequests, ...(combined ? {} : {pods: b.pods}),
     })),
@@ -100,7 +100,7 @@ function actual(r: AnalysisReport, t: Truth, c: Case) {
     totals: r.totals,
     apps: r.apps.map(({buildEvidence: _evidence, ...a}) => a),
     builds: r.builds.map(({id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, pods}) =>
-      lengthless(dynamicApps(t), app, c.format === 'nginx-combined', {id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, ...(pods === undefined ? {} : {pods})})),
+      lengthless(dynamicApps(t), app, c.format === 'nginx-combined' && !t.apps.some((a) => a.shellLengthVaries), {id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, ...(pods === undefined ? {} : {pods})})),
     deploys: r.deploys.map((d) => c.deploys === undefined ? deployCore(d, d.app) : {
       ...deployCore(d, d.app), sources: d.sources, start: d.start, end: d.end, windowSeconds: d.windowSeconds, service: d.service,
       version: d.version, pageLoads: d.pageLoads,
@@ -129,12 +129,12 @@ function dynamicApps(t: Truth): Set<string> {
  * A build of an app whose shell length varies, without what the truth defines by shell length (its
  * length, its first and last shell, its shell count): who it is, its pods and when it was last served.
  */
-function lengthless<T extends {id: string; app: string | null; lastServed: string; pods?: number}>(dynamic: Set<string>, app: string | null, combined: boolean, b: T): Partial<T> {
+function lengthless<T extends {id: string; app: string | null; lastServed: string; pods?: number}>(dynamic: Set<string>, app: string | null, sharedInCombined: boolean, b: T): Partial<T> {
   const named = app ?? (dynamic.size === 1 ? [...dynamic][0] : undefined)
   if (named === undefined || !dynamic.has(named)) return b
   // Logs that name no pod show a build answering only in its people's page loads there (a crawler's
   // shell of a length every build has names none), so its last shell served is the truth's alone.
-  return {id: b.id, app: b.app, ...(combined ? {} : {lastServed: b.lastServed}), ...(b.pods === undefined ? {} : {pods: b.pods})} as Partial<T>
+  return {id: b.id, app: b.app, ...(sharedInCombined ? {} : {lastServed: b.lastServed}), ...(b.pods === undefined ? {} : {pods: b.pods})} as Partial<T>
 }
 
 function sortUsers<T extends {app: string | null; session: string}>(users: T[]): T[] {
