@@ -104,6 +104,7 @@ function identify(app: AppState): Identity {
   const identity = resolved ?? lengthIdentity(lengthBuilds, app.servedAssets)
   const store = app.failures
   const seen = new Set<PageLoad>()
+  const at = (x: Build, t: number): boolean => servedAt(x, t, servingSlack(x, app.resolutionMs))
   for (let i = 0; i < store.size; i++) {
     const pl = store.pageLoads[i] as PageLoad
     if (!seen.has(pl)) {
@@ -115,9 +116,7 @@ function identify(app: AppState): Identity {
     const matched = store.serving[i]
     if (resolved && pl.build && app.servedAssets.has(store.paths[i] as string) && (store.reasons[i] !== 'fallback' || matched?.number !== undefined) &&
       identity.podBuildAt(store.pods[i], time) === undefined && (matched === undefined || identity.byLength(matched.shellBytes) === undefined)) {
-      const b = pl.build
-      const at = (x: Build, t: number): boolean => servedAt(x, t, servingSlack(x, app.resolutionMs))
-      if (at(b, time)) resolved.refused(b, time, at)
+      if (at(pl.build, time)) resolved.refused(pl.build, time, at)
     }
   }
   for (const pl of seen) {

@@ -51,7 +51,6 @@ export function attributeApp(app: AppState, identity: Identity, deploys: readonl
   const slack = new Map(builds.map((b) => [b, servingSlack(b, app.resolutionMs)]))
   const servedAt = (b: Build, t: number): boolean => servedDuring(b, t, slack.get(b) ?? 0)
   const isBuild = (b: Build | undefined): b is Build => b?.number !== undefined
-  const isShell = isBuild
 
   const result: AppAttribution = {failures: [], scanners: {requests: 0, clients: new Set()}, orphans: {requests: app.orphansBeyond, clients: new Set()}}
   for (const o of app.orphans) {
@@ -61,9 +60,9 @@ export function attributeApp(app: AppState, identity: Identity, deploys: readonl
   }
   for (let i = 0; i < store.size; i++) {
     const reason = store.reasons[i]
-    // What the response matched: a fallback body of a length that is no shell's (a dynamic page) is no failure.
+    // What the response matched (a shell length): a fallback body of a length that is no confirmed shell's (a dynamic page) is no failure.
     const matched = store.serving[i]
-    if (reason === 'fallback' && !isShell(matched)) continue
+    if (reason === 'fallback' && !isBuild(matched)) continue
     const path = store.paths[i] as string
     // A path no build served, asked for by a page that got no real asset either: a scanner's probe
     // (a browser's page gets its other assets; its own missing file is a person's failure).

@@ -219,24 +219,17 @@ export class BuildEvidence {
     return related * 2 >= mine.length
   }
 
-  /** Whether any page load asked for an asset the logs show served with real content. */
-  get hasPageAssets(): boolean {
-    return this.together.size > 0 || this.assets.some((a) => a.pages.n > 0)
-  }
-
   /**
    * The builds the evidence shows, or undefined when it shows none (no page load asked for an asset
    * that was served): then shell lengths are all there is. `lengthBuilds`: the confirmed shell lengths.
    */
   resolve(lengthBuilds: readonly Build[]): BuildIdentity | undefined {
-    const served = (id: number): boolean => {
-      const a = this.assets[id] as AssetEvidence
-      if (a.real.n > 0) return true
-      for (const p of this.pods.values()) if (p.realAssets.has(id)) return true
-      return false
-    }
+    // Assets some pod (or a response naming none) answered with real content: paths that exist.
+    const served = new Set<number>()
+    this.assets.forEach((a, id) => a.real.n > 0 && served.add(id))
+    for (const p of this.pods.values()) for (const id of p.realAssets.keys()) served.add(id)
     // Only content-hashed names name a build: a path every build serves (`/main.js`) says nothing.
-    const candidates = this.assets.map((a, id) => (a.pages.n > 0 && namesContent(a.path) && served(id) ? id : -1)).filter((id) => id >= 0)
+    const candidates = this.assets.map((a, id) => (a.pages.n > 0 && namesContent(a.path) && served.has(id) ? id : -1)).filter((id) => id >= 0)
     if (candidates.length === 0) return undefined
     const clusters = cluster(candidates, this.together, (id) => (this.assets[id] as AssetEvidence).path, (id) => (this.assets[id] as AssetEvidence).pages.n)
     const shared = sharedAssets(clusters, this.together, (id) => (this.assets[id] as AssetEvidence).pages.n)
@@ -286,17 +279,16 @@ const pairOf = (a: number, b: number): number => (a < b ? a * PAIR + b : b * PAI
  */
 export function cluster(ids: readonly number[], together: ReadonlyMap<number, number>, name: (id: number) => string, pages: (id: number) => number): Map<number, number[]> {
   const inSet = new Set(ids)
-  const edges: {a: number; b: number; n: number}[] = []
+  // Ties broken by the paths, so the grouping never depends on the order evidence came in.
+  const edges: {a: number; b: number; n: number; label: string}[] = []
   for (const [key, n] of together) {
     const a = Math.floor(key / PAIR)
     const b = key % PAIR
-    if (inSet.has(a) && inSet.has(b)) edges.push({a, b, n})
+    if (inSet.has(a) && inSet.has(b)) edges.push({a, b, n, label: [name(a), name(b)].sort().join('\n')})
   }
   const co = (x: number, y: number): number => together.get(pairOf(x, y)) ?? 0
   const core = coreAssets(together, inSet, pages)
-  // Strongest first; ties by the paths, so the grouping never depends on the order evidence came in.
-  const label = (e: {a: number; b: number}): string => [name(e.a), name(e.b)].sort().join('\n')
-  edges.sort((x, y) => y.n - x.n || (label(x) < label(y) ? -1 : label(x) > label(y) ? 1 : 0))
+  edges.sort((x, y) => y.n - x.n || cmpText(x.label, y.label))
   const group = new Map<number, number[]>(ids.map((id) => [id, [id]]))
   for (const {a, b} of edges) {
     const ga = group.get(a) as number[]

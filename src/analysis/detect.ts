@@ -341,7 +341,7 @@ export class Detector {
       // A page whose shell was revalidated (304) is of the build its assets belong to.
       if (pl.build === undefined && exists) pl.build = app.servedAssets.get(e.path) ?? undefined
       app.sessions.touch(key, pl, time, this.options.lazyGapMs)
-      if (!isSourceMap(e.path)) app.evidence.pageAsset(pl, e.path, !pl.lazy, !pl.lazy || app.sessions.alone(key, time))
+      if (!isSourceMap(e.path)) this.pageAsset(app, pl, e.path, key, time)
       if (status >= 200 && status < 300 && app.assetBytes.get(e.path) !== e.bytes) this.pend(app, e, pl)
       if (pl.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
         pl.requests.push({time, path: e.path, status: e.status, bytes: e.bytes, build: app.builds.podBuild(e.upstream), ...(e.upstream ? {pod: detach(e.upstream)} : {})})
@@ -363,7 +363,7 @@ export class Detector {
       return
     }
     app.sessions.touch(key, pl, time, this.options.lazyGapMs)
-    app.evidence.pageAsset(pl, e.path, !pl.lazy, !pl.lazy || app.sessions.alone(key, time))
+    this.pageAsset(app, pl, e.path, key, time)
     if (pl.failures++ === 0) [pl.path, pl.session] = [detach(pl.path), detach(pl.session)]
     if (!app.people.has(pl.session)) app.people.set(pl.session, {clientIp: detach(boundText(e.clientIp)), userAgent: this.keep(e.userAgent)})
     if (pl.requests && pl.requests.length < MAX_PAGE_REQUESTS) {
@@ -374,6 +374,11 @@ export class Detector {
       {time, pageLoad: pl, session: pl.session, path: detach(e.path), reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
       () => this.detailOf(e),
     )
+  }
+
+  /** An asset `pl` asked for, as build evidence: surely its own in its initial load, or when no other tab of its session was open. */
+  private pageAsset(app: AppState, pl: PageLoad, path: string, key: string, time: number): void {
+    app.evidence.pageAsset(pl, path, !pl.lazy, !pl.lazy || app.sessions.alone(key, time))
   }
 
   /** The page load an asset request belongs to: of the tab whose assets it goes with, else see pageLoadFor. */
