@@ -1,7 +1,7 @@
 /** Builds, pods and the rolling-deploy schedule of each app: everything about the cluster that is fixed up front. */
 import {profileOf} from './catalog'
 import {Rng} from './rng'
-import type {AppConfig, Build, BuildAsset, DeployPlan, Pod, SimParams} from './types'
+import type {AppConfig, Build, BuildAsset, DeployPlan, Pod, PodChange, ScalingStep, SimParams} from './types'
 
 const POD_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
 const POD_PORT = 8080
@@ -23,9 +23,9 @@ export function shellLengths(shellBytes: readonly number[], count: number): numb
   for (let i = 0; i < count; i++) {
     const given = shellBytes[i]
     const prev = out[i - 1]
-    out.push(given ?? (prev === undefined ? 1832 : prev + 19))
+    out.push(given ?? prev ?? 1832)
   }
-  // Builds may share a length, as real bundlers' builds usually do (content hashes of one length).
+  // Builds share a length unless told otherwise, as real bundlers' builds usually do (content hashes of one length).
   return out
 }
 
@@ -101,6 +101,8 @@ export interface Cluster {
   builds: Build[]
   pods: Pod[]
   deploys: DeployPlan[]
+  /** Restarts and scale-outs: new pods, no new build. */
+  podChanges: PodChange[]
 }
 
 export function planCluster(params: SimParams, app: AppConfig, builds: Build[]): Cluster {
@@ -111,23 +113,25 @@ export function planCluster(params: SimParams, app: AppConfig, builds: Build[]):
   const rng = new Rng(params.seed, appStream('pods', app))
   const startMs = Date.parse(params.start)
   const pods: Pod[] = []
-  const makePods = (build: Build, generation: number, starts: number[]): Pod[] => {
-    const usedHosts = new Set<number>()
+  const makePods = (build: Build, replicaSet: string, generation: number, starts: number[]): Pod[] => {
+    const usedHosts = new Set(pods.filter((p) => p.ip.startsWith(`10.${(1 + app.index) % 256}.${generation % 256}.`)).map((p) => Number(p.ip.split('.')[3])))
     const usedNames = new Set(pods.map((p) => p.name))
     return starts.map((start) => {
       let host = rng.int(2, 254)
       while (usedHosts.has(host)) host = (host % 253) + 2
       usedHosts.add(host)
-      let name = `${build.replicaSet}-${rng.chars(POD_SUFFIX_ALPHABET, 5)}`
-      while (usedNames.has(name)) name = `${build.replicaSet}-${rng.chars(POD_SUFFIX_ALPHABET, 5)}`
+      let name = `${replicaSet}-${rng.chars(POD_SUFFIX_ALPHABET, 5)}`
+      while (usedNames.has(name)) name = `${replicaSet}-${rng.chars(POD_SUFFIX_ALPHABET, 5)}`
       usedNames.add(name)
       const ip = `10.${(1 + app.index) % 256}.${generation % 256}.${host}`
-      return {app: app.service, name, ip, port: POD_PORT, build: build.key, start, stop: Infinity}
+      return {app: app.service, name, ip, port: POD_PORT, build: build.key, replicaSet, start, stop: Infinity}
     })
   }
   const first = builds[0]
   if (!first) throw new Error('no builds')
-  let live = makePods(first, 0, Array.from({length: app.replicas}, () => -Infinity))
+  let live = makePods(first, first.replicaSet, 0, Array.from({length: app.replicas}, () => -Infinity))
+  let replicaSet = first.replicaSet
+  let generation = 0
   pods.push(...live)
   const deploys: DeployPlan[] = []
   const stepMs = app.step * 1000
@@ -136,25 +140,62 @@ export function planCluster(params: SimParams, app: AppConfig, builds: Build[]):
     if (!b) throw new Error(`rollouts name build ${app.rollouts?.[generation]}, which is not made`)
     return b
   }
-  for (let d = 0; d < app.deploys; d++) {
-    const from = served(d)
-    const to = served(d + 1)
-    if (from === to) throw new Error('a rollout to the build already served is no deploy of this simulator')
-    const t = startMs + (app.firstDeployAtSeconds + d * app.every) * 1000
-    const r = app.replicas
-    const fresh = makePods(to, d + 1, Array.from({length: r}, (_, i) => t + i * stepMs))
+  /** Replaces the live pods one per step (a rolling update, maxSurge 1, maxUnavailable 0) with pods of `to` in `toRs`. */
+  const roll = (t: number, to: Build, toRs: string): ScalingStep[] => {
+    const r = live.length
+    const fresh = makePods(to, toRs, ++generation, Array.from({length: r}, (_, i) => t + i * stepMs))
     pods.push(...fresh)
     live.forEach((pod, i) => {
       pod.stop = t + (i + 1) * stepMs
     })
     const steps = []
-    for (let i = 0; i <= r; i++) {
-      steps.push({time: t + i * stepMs, messages: scalingMessages(from.replicaSet, to.replicaSet, r, i)})
-    }
-    deploys.push({app: app.service, index: d, fromBuild: from.key, toBuild: to.key, start: t, end: t + r * stepMs, steps})
+    for (let i = 0; i <= r; i++) steps.push({time: t + i * stepMs, messages: scalingMessages(replicaSet, toRs, r, i)})
     live = fresh
+    replicaSet = toRs
+    return steps
   }
-  return {app, builds, pods, deploys}
+  let lastChange = Number.NEGATIVE_INFINITY
+  for (let d = 0; d < app.deploys; d++) {
+    const from = served(d)
+    const to = served(d + 1)
+    if (from === to) throw new Error('a rollout to the build already served is no deploy: use restarts')
+    const t = startMs + (app.firstDeployAtSeconds + d * app.every) * 1000
+    const steps = roll(t, to, to.replicaSet)
+    deploys.push({app: app.service, index: d, fromBuild: from.key, toBuild: to.key, start: t, end: t + (steps.length - 1) * stepMs, steps})
+    lastChange = t + (steps.length - 1) * stepMs
+  }
+  const podChanges: PodChange[] = []
+  const current = served(app.deploys)
+  const restartRng = new Rng(params.seed, appStream('restarts', app))
+  const changes = [
+    ...(app.restarts ?? []).map((at) => ({at, kind: 'restart' as const, replicas: 0})),
+    ...(app.scaleOuts ?? []).map((s) => ({at: s.atSeconds, kind: 'scale-out' as const, replicas: s.replicas})),
+  ].sort((a, b) => a.at - b.at)
+  for (const c of changes) {
+    const t = startMs + c.at * 1000
+    if (t <= lastChange) throw new Error(`a ${c.kind} at ${c.at}s must come after every deploy and restart has ended`)
+    const fromRs = replicaSet
+    const fromReplicas = live.length
+    if (c.kind === 'restart') {
+      let rs = `${app.service}-${restartRng.hex(restartRng.int(9, 10))}`
+      while (rs === replicaSet || builds.some((b) => b.replicaSet === rs)) rs = `${app.service}-${restartRng.hex(10)}`
+      const steps = roll(t, current, rs)
+      const end = t + (steps.length - 1) * stepMs
+      podChanges.push({app: app.service, kind: 'restart', build: current.key, fromReplicaSet: fromRs, toReplicaSet: rs, fromReplicas, replicas: fromReplicas, start: t, end, steps})
+      lastChange = end
+    } else {
+      if (c.replicas <= live.length) throw new Error(`a scale-out needs more than the ${live.length} pods running (replicas ${c.replicas})`)
+      const added = makePods(current, replicaSet, generation, Array.from({length: c.replicas - live.length}, () => t))
+      pods.push(...added)
+      live = [...live, ...added]
+      podChanges.push({
+        app: app.service, kind: 'scale-out', build: current.key, fromReplicaSet: fromRs, toReplicaSet: fromRs, fromReplicas, replicas: c.replicas,
+        start: t, end: t, steps: [{time: t, messages: [`Scaled up replica set ${fromRs} to ${c.replicas}`]}],
+      })
+      lastChange = t
+    }
+  }
+  return {app, builds, pods, deploys, podChanges}
 }
 
 /**

@@ -14,7 +14,7 @@ export const DEFAULT_PARAMS: SimParams = {
   deploys: 1,
   firstDeployAtSeconds: 10 * 60,
   every: 15 * 60,
-  shellBytes: [1832, 1851, 1869],
+  shellBytes: [1832],
   dynamicShell: false,
   homeShare: 0.7,
   browsersPerMinute: 3,
@@ -80,7 +80,7 @@ export function appConfigs(p: SimParams): AppConfig[] {
     index: 0, service: p.service, namespace: NAMESPACE, upstreamName: `${NAMESPACE}-${p.service}-80`, origin: p.origin,
     host: new URL(p.origin).host, replicas: p.replicas, step: p.step, deploys: p.deploys, firstDeployAtSeconds: p.firstDeployAtSeconds,
     every: p.every, shellBytes: p.shellBytes, browsersPerMinute: p.browsersPerMinute, dynamicShell: p.dynamicShell, layout: 'build',
-    ...(p.rollouts ? {rollouts: p.rollouts} : {}),
+    ...(p.rollouts ? {rollouts: p.rollouts} : {}), ...(p.restarts ? {restarts: p.restarts} : {}), ...(p.scaleOuts ? {scaleOuts: p.scaleOuts} : {}),
   }
   const others = p.otherApps.map((a, i): AppConfig => ({
     index: i + 1, service: a.service, namespace: NAMESPACE, upstreamName: `${NAMESPACE}-${a.service}-80`, origin: a.origin,

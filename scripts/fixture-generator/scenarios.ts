@@ -11,7 +11,8 @@ export interface Scenario {
  * nine-fold for a few minutes around each deploy (busy enough that a rollout breaks several page
  * loads while every file stays small), stale lazy loads at least 8.5 minutes after a deploy ends,
  * and the noise of a real site: kube-probe, Googlebot (pages, bundles, old bundles after a deploy),
- * scanners (two bots and one with a browser's user agent), DevTools source maps, a web font.
+ * scanners (two bots and one with a browser's user agent), DevTools source maps, a web font. Every
+ * build's index.html has one length unless a scenario says otherwise, as real bundlers make them.
  */
 const common: Partial<SimParams> = {
   start: '2026-11-29T14:00:00.000Z',
@@ -44,8 +45,8 @@ export const scenarios: Record<string, Scenario> = {
     params: {...common, seed: 141, deploys: 1, routing: 'cookie', missing: 'fallback', probeEverySeconds: 15},
   },
   'two-deploys': {
-    description: 'Three builds, two rolling deploys 9 minutes apart, round robin, SPA fallback; tabs opened before the logs began fail as orphans.',
-    params: {...common, seed: 103, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, routing: 'round-robin', missing: 'fallback', preexistingTabs: 3},
+    description: 'Three builds, two rolling deploys 9 minutes apart, round robin, SPA fallback; tabs opened before the logs began fail as orphans. Each build\'s index.html has a length of its own (the option; one length is the default).',
+    params: {...common, seed: 103, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, routing: 'round-robin', missing: 'fallback', preexistingTabs: 3, shellBytes: [1832, 1851, 1869]},
   },
   'two-deploys-same-length': {
     description: 'As two-deploys, but every build\'s index.html has one length, as real bundlers make them: builds are known by their assets and pods.',
@@ -54,6 +55,10 @@ export const scenarios: Record<string, Scenario> = {
   rollback: {
     description: 'A deploy and its rollback (A → B → A, 9 minutes apart), every build\'s index.html of one length: the build rolled back to is the same build.',
     params: {...common, seed: 211, durationSeconds: 29 * 60, firstDeployAtSeconds: 6 * 60, deploys: 2, every: 9 * 60, rollouts: [0, 1, 0], routing: 'round-robin', missing: 'fallback', shellBytes: [2210, 2210, 2210]},
+  },
+  'restart-scale-out': {
+    description: 'A rolling deploy, then `kubectl rollout restart` (new pods and replica set, same build) while the old build\'s stale tabs still lazy-load, then an autoscaler\'s scale-out from 3 to 5 pods: one deploy, no other.',
+    params: {...common, seed: 613, durationSeconds: 28 * 60, deploys: 1, staleShare: 0.3, preexistingTabs: 2, restarts: [18 * 60], scaleOuts: [{atSeconds: 22 * 60, replicas: 5}], routing: 'round-robin', missing: 'fallback'},
   },
   'missing-404': {
     description: 'One rolling deploy where pods answer unknown asset paths with 404 instead of the shell.',
@@ -67,7 +72,7 @@ export const scenarios: Record<string, Scenario> = {
     description: 'Two apps behind one ingress (web on shop.example.com, docs on docs.example.com, Vite-style assets), each deploying once, a minute apart.',
     params: {
       ...common, seed: 220, durationSeconds: 22 * 60, deploys: 1, routing: 'round-robin', missing: 'fallback',
-      otherApps: [{service: 'docs', origin: 'https://docs.example.com', shellBytes: [2290, 2318], firstDeployAtSeconds: 9 * 60, browsersPerMinute: 0.35}],
+      otherApps: [{service: 'docs', origin: 'https://docs.example.com', shellBytes: [2290], firstDeployAtSeconds: 9 * 60, browsersPerMinute: 0.35}],
     },
   },
   'dynamic-homepage': {

@@ -23,6 +23,7 @@ import type {
   Truth,
   TruthApp,
   TruthBuild,
+  TruthPodChange,
   TruthDeploy,
   TruthFailure,
   TruthIncident,
@@ -430,6 +431,12 @@ export class TruthCollector {
       start: Number.isFinite(p.start) ? iso(p.start) : null, stop: Number.isFinite(p.stop) ? iso(p.stop) : null,
     })))
 
+    const podChanges: TruthPodChange[] = accs.flatMap((a) => a.cluster.podChanges.map((c) => ({
+      app: nameOf(a), service: a.cluster.app.service, namespace: a.cluster.app.namespace, kind: c.kind, build: reportBuild(a, c.build) ?? c.build,
+      fromReplicaSet: c.fromReplicaSet, toReplicaSet: c.toReplicaSet, fromReplicas: c.fromReplicas, replicas: c.replicas, start: iso(c.start), end: iso(c.end),
+      pageLoads: pageLoadsIn(a, c.start - marginMs, c.end + marginMs, []),
+    })))
+
     return {
       schemaVersion: 3,
       params,
@@ -452,6 +459,7 @@ export class TruthCollector {
       },
       orphans,
       pods,
+      ...(podChanges.length > 0 ? {podChanges} : {}),
       failures,
     }
   }

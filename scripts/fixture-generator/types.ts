@@ -56,8 +56,16 @@ export interface SimParams {
   firstDeployAtSeconds: number
   /** Seconds between the starts of consecutive deploys. */
   every: number
-  /** Byte length of each build's shell (index.html), build A first. Extended by +19 per missing build. */
+  /**
+   * Byte length of each build's shell (index.html), build A first; a missing build repeats the last
+   * length, as real bundlers' builds do (content hashes of one length), so one value gives every
+   * build the same length and distinct lengths are the option.
+   */
   shellBytes: number[]
+  /** `kubectl rollout restart` of the main app at these seconds after `start`: new pods (a new replica set) of the build served, rolled like a deploy. After every deploy. */
+  restarts?: number[]
+  /** An autoscaler scales the main app's serving replica set to `replicas` pods at once, `atSeconds` after `start`. After every deploy and restart. */
+  scaleOuts?: {atSeconds: number; replicas: number}[]
   /**
    * The main app renders its shell per request (a nonce, inline state): every shell response has a
    * length of its own, tens of bytes from the last one, never one seen before. Builds then have no
@@ -123,6 +131,10 @@ export interface AppConfig {
   deploys: number
   /** See SimParams.rollouts. */
   rollouts?: number[]
+  /** See SimParams.restarts (main app only). */
+  restarts?: number[]
+  /** See SimParams.scaleOuts (main app only). */
+  scaleOuts?: {atSeconds: number; replicas: number}[]
   firstDeployAtSeconds: number
   every: number
   shellBytes: number[]
@@ -229,6 +241,8 @@ export interface Pod {
   ip: string
   port: number
   build: string
+  /** Its replica set: the build's own, or a restart's new one. */
+  replicaSet: string
   /** Epoch ms; -Infinity when it was already running when traffic started. */
   start: number
   /** Epoch ms; Infinity when it is still running at the end. */
@@ -239,6 +253,21 @@ export interface ScalingStep {
   time: number
   /** Lines such as `Scaled up replica set web-… to 1`, in the order Kubernetes emits them. */
   messages: string[]
+}
+
+/** New pods of the build already served: a `kubectl rollout restart` (a new replica set, rolled step by step) or an autoscaler's scale-out (the serving replica set grows at once). No deploy. */
+export interface PodChange {
+  app: string
+  kind: 'restart' | 'scale-out'
+  build: string
+  fromReplicaSet: string
+  toReplicaSet: string
+  /** Pods before and after. */
+  fromReplicas: number
+  replicas: number
+  start: number
+  end: number
+  steps: ScalingStep[]
 }
 
 export interface DeployPlan {
@@ -338,6 +367,24 @@ export interface TruthPod {
   stop: string | null
 }
 
+/** A restart or scale-out (see PodChange): Kubernetes events only; the report shows no deploy for it. */
+export interface TruthPodChange {
+  app: string
+  service: string
+  namespace: string
+  kind: 'restart' | 'scale-out'
+  /** The build served throughout (report id). */
+  build: string
+  fromReplicaSet: string
+  toReplicaSet: string
+  fromReplicas: number
+  replicas: number
+  start: string
+  end: string
+  /** Page loads in its window ± the deploy margin (what a report that lists it as a deploy counts). */
+  pageLoads: number
+}
+
 export interface TruthFailure {
   time: string
   app: string
@@ -434,6 +481,8 @@ export interface Truth {
   nonUser: TruthNonUser
   orphans: {requests: number; clients: number}
   pods: TruthPod[]
+  /** Restarts and scale-outs (absent when there were none). */
+  podChanges?: TruthPodChange[]
   failures: TruthFailure[]
 }
 

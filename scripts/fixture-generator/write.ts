@@ -6,7 +6,7 @@ import {DEFAULT_CONTEXT} from './formats/context'
 import type {WriterContext} from './formats/context'
 import {EXPLORER_HEADER, EXPLORER_RAW_HEADER, csvRow, explorerCsvRow, explorerRawCsvRow} from './formats/csv'
 import {ddEvent, ddPagesDocuments, ddUnparsedLine, ddV1Document, ddV1Log} from './formats/datadog'
-import {deployEventCount, deployEventsV2, deploysCsv, deploysJson, deploySteps, kubectlEvents} from './formats/deploys'
+import {deployEventCount, deployEventsV2, deploysCsv, deploysJson, kubectlEvents, kubernetesMessageCount} from './formats/deploys'
 import {combinedLine, ingressLine, nginxJsonLine} from './formats/nginx'
 import {scenarios} from './scenarios'
 import {simulate} from './simulate'
@@ -69,15 +69,14 @@ export function writeSimulation(sim: Simulation, dir: string, meta: WriteMeta = 
     n,
     'newest-first',
   )
-  const steps = truth.deploys.flatMap((d) => deploySteps(d, truth.params))
   put('deploys.json', 'deploys-json', deploysJson(truth.deploys), truth.deploys.length, 'oldest-first')
   put('deploys.csv', 'deploys-csv', deploysCsv(truth.deploys), truth.deploys.length, 'oldest-first')
-  put('deploy-events-v2.json', 'datadog-events-v2', deployEventsV2(truth.deploys, truth.params), deployEventCount(truth.deploys, truth.params), 'oldest-first')
+  put('deploy-events-v2.json', 'datadog-events-v2', deployEventsV2(truth.deploys, truth.params, truth.podChanges), deployEventCount(truth.deploys, truth.params, truth.podChanges), 'oldest-first')
   put(
     'kubectl-events.json',
     'kubectl-events',
-    kubectlEvents(truth.deploys, truth.params),
-    steps.reduce((s, x) => s + x.messages.length, 0),
+    kubectlEvents(truth.deploys, truth.params, truth.podChanges),
+    kubernetesMessageCount(truth.deploys, truth.params, truth.podChanges),
     'oldest-first',
   )
   const {schemaVersion, params, ...rest} = truth

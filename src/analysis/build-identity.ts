@@ -139,9 +139,20 @@ export class BuildEvidence {
     if (version !== undefined) p.versions.set(p.versions.has(version) ? version : detach(version), (p.versions.get(version) ?? 0) + 1)
   }
 
-  /** Whether a pod answered any request of this app. */
-  knows(upstream: string): boolean {
-    return this.pods.has(upstream)
+  /**
+   * The pod of this app a census names, or undefined when none answered it. A pod facet's value may
+   * be its address alone (`network.destination.ip`) where the logs name it with its port
+   * (`upstream_addr`): then the one pod at that address.
+   */
+  podOf(value: string): string | undefined {
+    if (this.pods.has(value)) return value
+    let found: string | undefined
+    for (const name of this.pods.keys()) {
+      if (hostOf(name) !== value) continue
+      if (found !== undefined) return undefined
+      found = name
+    }
+    return found
   }
 
   /**
@@ -694,3 +705,11 @@ export function lengthIdentity(builds: readonly Build[], owners: ReadonlyMap<str
 }
 
 export type Identity = ReturnType<typeof lengthIdentity>
+
+/** An upstream address without its port (`10.1.0.4:8080` → `10.1.0.4`, `[fd00::1]:80` → `fd00::1`). */
+function hostOf(address: string): string {
+  const bracket = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
+  if (bracket) return bracket[1] as string
+  const colon = address.lastIndexOf(':')
+  return colon > 0 && address.indexOf(':') === colon && /^\d+$/.test(address.slice(colon + 1)) ? address.slice(0, colon) : address
+}

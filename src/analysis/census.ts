@@ -69,8 +69,9 @@ export function applyCensus(app: AppState, census: PageCensus): void {
     app.timeline.addCounted(t, census.bucketMs, n)
   }
   // A pod's requests are read at its edges, so a pod of this app is known to it by now.
-  for (const {pod, counts: series} of census.pods ?? []) {
-    if (!app.evidence.knows(pod)) continue
+  for (const {pod: value, counts: series} of census.pods ?? []) {
+    const pod = app.evidence.podOf(value)
+    if (pod === undefined) continue
     let n = 0
     for (const [t, c] of series) if (counted(t) && c > 0) n += c
     if (n > 0) app.evidence.shells(pod, n)

@@ -197,7 +197,8 @@ function appNamed(a: AppIdentity, n: string, namespace: string | undefined): boo
  * A declared rollout on one app's builds: the build named by version tag when logs carry one, else
  * the first build to appear once the rollout began (or just before: clocks differ), replacing the
  * older build that was still served last. Without an end, the rollout ends when the old build was
- * last served (and before the next one starts).
+ * last served (and before the next one starts). A rollout that brought no new build while the old
+ * one is served on past its end is a restart: from that build to itself.
  */
 export function resolveRollout(r: Rollout, app: string, builds: readonly Build[], nextStart: number, marginMs: number): ResolvedDeploy {
   // By the stretches each build was served: a build rolled back to is served again from the rollout on.
@@ -212,6 +213,15 @@ export function resolveRollout(r: Rollout, app: string, builds: readonly Build[]
   const fromNamed = byVersion(builds, r.fromVersion)
   const fromEpisode = all.filter((e) => e.build !== to && (fromNamed === undefined || e.build === fromNamed) && e.first < before).sort((a, b) => b.last - a.last)[0]
   const from = fromNamed ?? fromEpisode?.build
+  // No new build, and the one served before is still served once the rollout is over: new pods of
+  // the same build (`kubectl rollout restart`), a deploy from a build to itself.
+  const servedOn = (b: Build | undefined): boolean => b !== undefined && all.some((e) => e.build === b && e.first <= r.start && e.last > (r.end ?? r.start) + marginMs)
+  if ((to === undefined || to === from) && servedOn(from)) {
+    return {
+      sources: r.sources, app, start: r.start, end: Math.max(r.end ?? r.start, r.start), from, to: from,
+      ...(r.service ? {service: r.service} : {}), ...(r.version ? {version: r.version} : {}), ...(r.description ? {description: r.description} : {}),
+    }
+  }
   const end = r.end ?? Math.max(r.start, fromEpisode && to ? Math.min(fromEpisode.last, nextStart) : r.start)
   return {
     sources: r.sources, app, start: r.start, end: Math.max(end, r.start), from, to,

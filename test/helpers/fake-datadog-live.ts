@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {analyze} from '../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import type {DatadogConnection} from '../../src/config/datadog'
-import type {AnalysisReport} from '../../src/model/report'
+import type {AnalysisReport, BuildReport} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {APP_FACETS} from '../../src/sources/datadog/census'
 import {openDatadogLogs} from '../../src/sources/datadog/live-source'
@@ -134,4 +134,17 @@ export function readVolume(r: AnalysisReport): Record<string, number> {
     if (c.clients !== undefined) out[`${k} clients`] = c.clients
   }
   return out
+}
+
+/**
+ * A report without what a pull that reads only some page requests can only estimate for builds
+ * whose shells share one length: their first shell comes from the pages read (a pod's shells are
+ * counted by the minute, and a pod whose pages and assets were not read names no build). Every
+ * other field (their shell counts too: each pod's counted shells), and every field of builds with a
+ * length of their own, is held equal.
+ */
+export function sharedLengthFree<T extends Partial<AnalysisReport>>(r: T, mode: 'windows' | 'narrowed' | 'all'): T {
+  if (mode === 'all' || !r.builds) return r
+  const shared = (b: BuildReport): boolean => r.builds?.some((x) => x !== b && x.app === b.app && x.shellBytes === b.shellBytes) === true
+  return {...r, builds: r.builds.map((b) => (shared(b) ? {...b, firstSeen: '(estimated)'} : b))}
 }

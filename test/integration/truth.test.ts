@@ -11,7 +11,9 @@
  * - a deploy's `sources`, `version` and `service`, by the deploy file (the Kubernetes events name the
  *   replica set as the version); deploys inferred from the logs have windows of their own (inside the
  *   real ones); an app whose shell length varies (a dynamic homepage) has builds all the same, known
- *   by the assets its pages load and its pods, whose length-based fields the truth leaves out.
+ *   by the assets its pages load and its pods, whose length-based fields the truth leaves out;
+ * - a restart (new pods of the build already served): where the deploy file holds the cluster's
+ *   Kubernetes events, a deploy from that build to itself with no failure; a scale-out: nothing.
  */
 import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -24,7 +26,7 @@ import type {Truth, TruthDeploy} from '../../scripts/fixture-generator'
 import {ROOT} from '../helpers/cli'
 
 const FIXTURES = join(ROOT, 'fixtures')
-const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'rollback', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length']
+const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'restart-scale-out', 'rollback', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length']
 const scenarios = readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'truth.json'))).sort()
 const truths = new Map<string, Truth>()
 const truthOf = (s: string): Truth => {
@@ -73,22 +75,49 @@ function expected(t: Truth, c: Case) {
     totals: t.totals,
     apps: t.apps.map((a) => ({
       name: app(a.name), source: combined ? 'none' : 'upstream', requests: a.requests, pageLoads: a.pageLoads, builds: a.builds,
-      deploys: a.deploys, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
+      deploys: declaredDeploys(t, c).filter((d) => d.app === a.name).length, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
     })),
     builds: t.builds.map((b) => lengthless(dynamicApps(t), b.app, combined && !t.apps.some((a) => a.shellLengthVaries), {
       id: b.id, app: app(b.app), shellBytes: b.shellBytes, firstSeen: b.firstSeen, lastSeen: b.lastSeen,
       lastServed: combined ? b.lastShellServed : b.lastServed, shellRequests: b.shellRequests, ...(combined ? {} : {pods: b.pods}),
     })),
-    deploys: t.deploys.map((d) => c.deploys === undefined ? deployCore(d, app(d.app)) : {
-      ...deployCore(d, app(d.app)), sources: SOURCES[c.deploys], start: d.start, end: d.end, windowSeconds: d.windowSeconds,
-      service: d.service, version: c.deploys === 'kubectl-events.json' ? d.toReplicaSet : d.version, pageLoads: d.pageLoads,
+    deploys: declaredDeploys(t, c).map((d) => c.deploys === undefined ? deployCore(d, app(d.app)) : {
+      ...deployCore(d, app(d.app)), sources: d.restart ? ['kubernetes'] : SOURCES[c.deploys], start: d.start, end: d.end, windowSeconds: d.windowSeconds,
+      service: d.service, version: c.deploys === 'kubectl-events.json' || d.restart ? d.toReplicaSet : d.version, pageLoads: d.pageLoads,
     }),
     unmatchedDeploys: [],
-    incidents: t.incidents.map((i) => ({...i, app: app(i.app)})),
+    incidents: t.incidents.map((i) => ({...i, app: app(i.app), deployId: renumber(t, c, i.deployId)})),
     affectedUsers: sortUsers(t.affectedUsers.map((u) => ({...u, app: app(u.app)}))),
     nonUser: t.nonUser,
     orphans: t.orphans,
   }
+}
+
+/**
+ * The deploys a report lists for a case: the truth's, and where the deploy file holds the cluster's
+ * Kubernetes events, each restart too (a rollout of new pods of the build already served: a deploy
+ * from that build to itself, with no failure; only the cluster's events record it), numbered by start time.
+ */
+function declaredDeploys(t: Truth, c: Case): (TruthDeploy & {restart?: true})[] {
+  const kubernetes = c.deploys !== undefined && SOURCES[c.deploys].includes('kubernetes')
+  const restarts: (TruthDeploy & {restart: true})[] = kubernetes
+    ? (t.podChanges ?? []).filter((p) => p.kind === 'restart').map((p) => ({
+      id: '', app: p.app, service: p.service, namespace: p.namespace, start: p.start, end: p.end,
+      windowSeconds: (Date.parse(p.end) - Date.parse(p.start)) / 1000, fromBuild: p.build, toBuild: p.build, version: p.toReplicaSet,
+      fromVersion: p.fromReplicaSet, fromReplicaSet: p.fromReplicaSet, toReplicaSet: p.toReplicaSet, incidentIds: [], affectedUsers: 0,
+      affectedPageLoads: 0, byOutcome: {crashed: 0, lazyChunkFailed: 0, unstyled: 0, degraded: 0}, pageLoads: p.pageLoads, failedRequests: 0,
+      byCause: {'rollout': 0, 'stale-client': 0, 'unattributed': 0}, byDirection: {oldPageNewPod: 0, newPageOldPod: 0, unknown: 0}, rolloutWindow: null, restart: true as const,
+    }))
+    : []
+  return [...t.deploys, ...restarts].sort((a, b) => Date.parse(a.start) - Date.parse(b.start) || (a.app < b.app ? -1 : a.app > b.app ? 1 : 0))
+    .map((d, i) => ({...d, id: `D${i + 1}`}))
+}
+
+/** A truth deploy id as the case numbers it (restarts listed among the deploys shift later ids). */
+function renumber(t: Truth, c: Case, id: string | null): string | null {
+  if (id === null) return null
+  const real = t.deploys.find((d) => d.id === id)
+  return declaredDeploys(t, c).find((d) => d.start === real?.start && d.app === real?.app && d.fromBuild === real?.fromBuild)?.id ?? id
 }
 
 function actual(r: AnalysisReport, t: Truth, c: Case) {

@@ -157,6 +157,44 @@ describe('simulate', () => {
     expect(truth.params.resolution).toBe('s')
   })
 
+  it('gives every build one shell length by default, as real bundlers do; distinct lengths when asked', () => {
+    const same = simulate({seed: 9, durationSeconds: 1500, deploys: 2, every: 540, firstDeployAtSeconds: 300}).truth
+    expect(same.builds.map((b) => b.shellBytes)).toEqual([1832, 1832, 1832])
+    const distinct = simulate({seed: 9, durationSeconds: 1500, deploys: 2, every: 540, firstDeployAtSeconds: 300, shellBytes: [1832, 1851]}).truth
+    // a build past the list repeats the last length given
+    expect(distinct.builds.map((b) => b.shellBytes)).toEqual([1832, 1851, 1851])
+  })
+
+  it('restart-scale-out: a restart rolls new pods of a new replica set serving the same build; a scale-out adds pods of the serving one at once; neither is a deploy', () => {
+    const {truth} = sim('restart-scale-out')
+    expect(truth.deploys.map((d) => [d.fromBuild, d.toBuild])).toEqual([['B1', 'B2']])
+    const [restart, scaleOut] = truth.podChanges ?? []
+    expect(restart).toMatchObject({kind: 'restart', build: 'B2', fromReplicaSet: truth.deploys[0]?.toReplicaSet, fromReplicas: 3, replicas: 3})
+    expect(restart?.toReplicaSet).not.toBe(restart?.fromReplicaSet)
+    expect(scaleOut).toMatchObject({kind: 'scale-out', build: 'B2', fromReplicaSet: restart?.toReplicaSet, toReplicaSet: restart?.toReplicaSet, fromReplicas: 3, replicas: 5})
+    const at = (iso: string | undefined) => Date.parse(iso ?? '')
+    const live = (t: number) => truth.pods.filter((p) => (p.start === null || Date.parse(p.start) <= t) && (p.stop === null || t < Date.parse(p.stop)))
+    // before the restart: the deploy's 3 pods; after it 3 others, all of build B; after the scale-out 5
+    const before = live(at(restart?.start) - 1)
+    const after = live(at(restart?.end) + 1)
+    expect(before.map((p) => p.build)).toEqual(['B', 'B', 'B'])
+    expect(after.map((p) => p.build)).toEqual(['B', 'B', 'B'])
+    expect(after.some((p) => before.some((q) => q.ip === p.ip || q.name === p.name))).toBe(false)
+    expect(after.every((p) => p.name.startsWith(`${restart?.toReplicaSet}-`))).toBe(true)
+    const scaled = live(at(scaleOut?.start))
+    expect(scaled).toHaveLength(5)
+    expect(scaled.every((p) => p.build === 'B' && p.name.startsWith(`${restart?.toReplicaSet}-`))).toBe(true)
+    // every failure of the run belongs to the one deploy; stale tabs of the old build failed while the restart ran
+    expect(truth.failures.every((f) => f.deployId === 'D1')).toBe(true)
+    expect(truth.failures.some((f) => f.cause === 'stale-client' && at(f.time) >= at(restart?.start) && at(f.time) <= at(restart?.end))).toBe(true)
+  })
+
+  it('refuses a restart or scale-out that would overlap a deploy, and a scale-out that adds no pod', () => {
+    expect(() => simulate({seed: 1, deploys: 1, firstDeployAtSeconds: 600, restarts: [620]})).toThrow(/after every deploy/)
+    expect(() => simulate({seed: 1, deploys: 1, firstDeployAtSeconds: 600, scaleOuts: [{atSeconds: 1200, replicas: 3}]})).toThrow(/more than the 3 pods/)
+    expect(() => simulate({seed: 1, deploys: 2, rollouts: [0, 1, 1]})).toThrow(/use restarts/)
+  })
+
   it('streams the same requests and truth through simulateIter', () => {
     const params = scenarios['two-apps']?.params
     const it = simulateIter(params)
@@ -529,7 +567,7 @@ describe('truth', () => {
     const tabs = noPage.filter((r) => r.actor === 'browser')
     expect(truth.nonUser.scanners).toEqual({requests: scanners.length, clients: new Set(scanners.map(sessionOf)).size, failedRequests: scanners.length})
     expect(truth.orphans).toEqual({requests: tabs.length, clients: new Set(tabs.map(sessionOf)).size})
-    expect(tabs.length).toBe(name.startsWith('two-deploys') ? 3 : 0)
+    expect(tabs.length).toBe(truth.deploys.length > 0 ? truth.params.preexistingTabs : 0)
     // Every asset path of a person's failure was served as real content, or is a content-hashed file beside served ones.
     for (const f of truth.failures) expect(requests.some((r) => r.app === requests.find((x) => x.requestId === f.requestId)?.app && r.response === 'asset' && directoryOf(r.path) === directoryOf(f.path))).toBe(true)
     const users = new Set(truth.affectedUsers.map((u) => u.session))
@@ -670,7 +708,8 @@ describe('truth', () => {
   it('two-apps: each app has its own builds, deploy and incidents', () => {
     const {truth} = sim('two-apps')
     expect(truth.builds.map((b) => [b.app, b.id, b.shellBytes])).toEqual([
-      ['default-docs-80', 'B1', 2290], ['default-docs-80', 'B2', 2318], ['default-web-80', 'B1', 1832], ['default-web-80', 'B2', 1851],
+      // one shell length for every build of an app unless a scenario gives more, as real bundlers make them
+      ['default-docs-80', 'B1', 2290], ['default-docs-80', 'B2', 2290], ['default-web-80', 'B1', 1832], ['default-web-80', 'B2', 1832],
     ])
     for (const d of truth.deploys) {
       const mine = truth.incidents.filter((i) => i.deployId === d.id)
@@ -896,7 +935,7 @@ describe('written scenarios', () => {
   const read = (name: string, file: string): string => readFileSync(join(dirA, name, file), 'utf8')
 
   it('ships every scenario', () => {
-    expect([...scenarioNames].sort()).toEqual(['dynamic-homepage', 'missing-404', 'quiet', 'rollback', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length'])
+    expect([...scenarioNames].sort()).toEqual(['dynamic-homepage', 'missing-404', 'quiet', 'restart-scale-out', 'rollback', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length'])
   })
 
   it.each(scenarioNames)('%s: regenerates byte for byte', (name) => {
@@ -1024,13 +1063,18 @@ describe('written scenarios', () => {
       items: {reason: string; message: string; involvedObject: {kind: string; name: string}; firstTimestamp: string}[]
     }
     expect(kubectl.kind).toBe('List')
-    expect(kubectl.items).toHaveLength(truth.deploys.length * 6)
+    // 3 replicas: a rollout is 6 scaling messages (up to 1; down, up; down, up; down to 0), a restart
+    // too (Kubernetes events only, no deploy marker), a scale-out one.
+    const changes = truth.podChanges ?? []
+    const restarts = changes.filter((c) => c.kind === 'restart')
+    const scaleOuts = changes.filter((c) => c.kind === 'scale-out')
+    expect(kubectl.items).toHaveLength((truth.deploys.length + restarts.length) * 6 + scaleOuts.length)
     for (const item of kubectl.items) {
       expect(item.reason).toBe('ScalingReplicaSet')
       expect(item.involvedObject.kind).toBe('Deployment')
     }
     const v2 = JSON.parse(read(name, 'deploy-events-v2.json')) as {data: {attributes: {timestamp: string; tags: string[]; attributes: {title: string}}}[]}
-    expect(v2.data).toHaveLength(truth.deploys.length * 8)
+    expect(v2.data).toHaveLength(truth.deploys.length * 8 + restarts.length * 6 + scaleOuts.length)
     const times = v2.data.map((e) => ms(e.attributes.timestamp))
     expect(times).toEqual([...times].sort((a, b) => a - b))
     for (const d of truth.deploys) {
@@ -1040,11 +1084,20 @@ describe('written scenarios', () => {
       expect(mine.map((e) => e.attributes.attributes.title).filter((t) => t.startsWith('Deploy '))).toContain(`Deploy ${d.service} ${d.version} started`)
       expect(mine.find((e) => e.attributes.attributes.title === `Deploy ${d.service} ${d.version} finished`)?.attributes.timestamp).toBe(d.end)
     }
+    for (const c of restarts) {
+      expect(kubectl.items).toContainEqual(expect.objectContaining({message: `Scaled up replica set ${c.toReplicaSet} to 1`, firstTimestamp: c.start.replace('.000Z', 'Z')}))
+      expect(kubectl.items).toContainEqual(expect.objectContaining({message: `Scaled down replica set ${c.fromReplicaSet} to 0`, firstTimestamp: c.end.replace('.000Z', 'Z')}))
+    }
+    for (const c of scaleOuts) {
+      expect(kubectl.items).toContainEqual(expect.objectContaining({message: `Scaled up replica set ${c.toReplicaSet} to ${c.replicas}`, firstTimestamp: c.start.replace('.000Z', 'Z')}))
+    }
+    const markers = v2.data.filter((e) => e.attributes.attributes.title.startsWith('Deploy ')).length
+    expect(markers).toBe(truth.deploys.length * 2)
   })
 
-  it('a known failure in ingress.log carries the serving build\'s shell length', () => {
-    const truth = truths.get('rolling-round-robin') as Truth
-    const lines = nonEmptyLines(read('rolling-round-robin', 'ingress.log')).map(parseIngress)
+  it('a known failure in ingress.log carries the serving build\'s shell length (builds of lengths of their own)', () => {
+    const truth = truths.get('two-deploys') as Truth
+    const lines = nonEmptyLines(read('two-deploys', 'ingress.log')).map(parseIngress)
     const shell = new Map(truth.builds.map((b) => [b.id, b.shellBytes]))
     const forward = truth.failures.find((f) => f.direction === 'oldPageNewPod') as TruthFailure
     const backward = truth.failures.find((f) => f.direction === 'newPageOldPod') as TruthFailure

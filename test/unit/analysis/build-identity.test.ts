@@ -260,6 +260,19 @@ describe('rollouts that bring no new build', () => {
     expect(failures).toEqual([])
   })
 
+  it('a declared restart (the cluster\'s events record a rollout, the build stays): a deploy from the build to itself, no failure', () => {
+    const site = new Site(rolling(A, A, 100, 10, [0, 300], ['a', 'r']))
+    site.traffic(0, 300, 1.5, 'u')
+    // with and without the rollout's end, as Kubernetes events and a lone marker give them
+    for (const end of [BASE + 130_000, undefined]) {
+      const declared: DeclaredDeploy[] = [{source: 'kubernetes', start: BASE + 100_000, ...(end ? {end} : {}), service: 'shop', version: 'shop-7d9f6c5b8'}]
+      const {report, failures} = analyze(site.events, declared)
+      expect(report.deploys.map((d) => [d.fromBuild, d.toBuild, d.failedRequests, d.incidentIds])).toEqual([['B1', 'B1', 0, []]])
+      expect(Date.parse(report.deploys[0]?.end ?? '')).toBe(end ?? BASE + 100_000)
+      expect(failures).toEqual([])
+    }
+  })
+
   it('a scale-out (HPA adds pods of the same build) is no deploy', () => {
     const pods: Pod[] = [0, 1, 2].map((i) => ({address: `10.1.a.${i}:8080`, build: A, from: 0, to: 300}))
     pods.push({address: '10.1.a.7:8080', build: A, from: 120, to: 300}, {address: '10.1.a.8:8080', build: A, from: 130, to: 300})
