@@ -70,8 +70,10 @@ interface PodEvidence {
   any: Times
   recent: number[]
   versions: Map<string, number>
-  /** Shell-path responses (2xx with a body, every agent), read or counted (census.ts). */
+  /** Shell responses (2xx with a body on a shell path or a route, every agent), read or counted (census.ts). */
   shells: number
+  /** When the shells read were served. */
+  shellTimes: Times
   /** The lengths of the shells it was read serving. */
   shellLengths: Map<number, Times>
   /** Initial assets of the page loads whose shell this pod served, by asset id. */
@@ -121,7 +123,7 @@ export class BuildEvidence {
   private pod(name: string): PodEvidence | undefined {
     const p = this.pods.get(name)
     if (p !== undefined || this.pods.size >= MAX_PODS) return p
-    const made: PodEvidence = {name: detach(name), any: newTimes(), recent: [], versions: new Map(), shells: 0, shellLengths: new Map(), pageAssets: new Map(), realAssets: new Map()}
+    const made: PodEvidence = {name: detach(name), any: newTimes(), recent: [], versions: new Map(), shells: 0, shellTimes: newTimes(), shellLengths: new Map(), pageAssets: new Map(), realAssets: new Map()}
     this.pods.set(made.name, made)
     return made
   }
@@ -163,7 +165,9 @@ export class BuildEvidence {
     const p = upstream ? this.pods.get(upstream) ?? this.pod(upstream) : undefined
     if (!p) return
     p.shells += n
-    if (read) noteIn(p.shellLengths, read.bytes, read.time)
+    if (!read) return
+    noteIn(p.shellLengths, read.bytes, read.time)
+    note(p.shellTimes, read.time)
   }
 
   /** An asset answered with real content (not a shell, not an error): the answering pod has it. */
@@ -454,6 +458,7 @@ export class BuildIdentity {
     }
     // Pods: the builds of the pages their shells started, else of the assets they served.
     const podShells = new Map<Build, number>()
+    const podShellTimes = new Map<Build, Times>()
     const stretches = new Map<Build, ServedSpan[]>()
     for (const p of pods.values()) {
       const segments = this.segmentsOf(p)
@@ -468,6 +473,14 @@ export class BuildIdentity {
         if (i === segments.length - 1) {
           s.build.recent.push(...p.recent)
           podShells.set(s.build, (podShells.get(s.build) ?? 0) + p.shells)
+        }
+        // Its first and last shells, in the stretches they fell in.
+        const t = p.shellTimes
+        for (const time of [t.first, t.last]) {
+          if (!Number.isFinite(time) || (segments.length > 1 && (time < from || time > to))) continue
+          let times = podShellTimes.get(s.build)
+          if (!times) podShellTimes.set(s.build, (times = newTimes()))
+          note(times, time, 0)
         }
         if (segments.length === 1) for (const [v, n] of p.versions) s.build.versions.set(v, (s.build.versions.get(v) ?? 0) + n)
       })
@@ -509,6 +522,9 @@ export class BuildIdentity {
       // Datadog's side); with no pod logged and lengths all builds share, its pages' shells.
       const counted = lengthShells.get(b) ?? podShells.get(b)
       if (counted !== undefined) b.shellRequests = counted
+      // Where no length of its own tells its shells, its pods' shells do (every agent's, as a length's).
+      const shellTimes = lengthShells.has(b) ? undefined : podShellTimes.get(b)
+      if (shellTimes) [b.firstSeen, b.lastSeen] = [Math.min(b.firstSeen, shellTimes.first), Math.max(b.lastSeen, shellTimes.last)]
       b.aheadCount = b.shellRequests
       b.recent = [...new Set(b.recent)].filter((t) => t <= b.lastServed).sort((x, y) => x - y).slice(-RECENT_EVIDENCE)
       b.aheadFirst = b.firstServed

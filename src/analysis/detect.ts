@@ -305,7 +305,11 @@ export class Detector {
         build = app.builds.match(e.bytes)
         if (!counted) app.evidence.shells(e.upstream, 1, {bytes: e.bytes, time: e.time})
       }
-      else if (isDocumentPath(e.path)) build = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
+      else if (isDocumentPath(e.path)) {
+        build = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
+        // A route answered with a shell (read in full by a live pull too).
+        if (build) app.evidence.shells(e.upstream, 1, {bytes: e.bytes, time: e.time})
+      }
       if (!build) return
       app.builds.shellServed(build, e.time, e.upstream, e.version, counted)
     } else if (!(e.status === 304 && shellPath)) {

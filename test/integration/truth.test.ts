@@ -11,7 +11,8 @@
  * - a deploy's `sources`, `version` and `service`, by the deploy file (the Kubernetes events name the
  *   replica set as the version); deploys inferred from the logs have windows of their own (inside the
  *   real ones); an app whose shell length varies (a dynamic homepage) has builds all the same, known
- *   by the assets its pages load and its pods, whose length-based fields the truth leaves out;
+ *   by the assets its pages load and its pods, whose length-based fields the truth leaves out, as
+ *   it does for builds that share one length in logs that name no pod (see dynamicApps);
  * - a restart (new pods of the build already served): where the deploy file holds the cluster's
  *   Kubernetes events, a deploy from that build to itself with no failure; a scale-out: nothing.
  */
@@ -77,7 +78,7 @@ function expected(t: Truth, c: Case) {
       name: app(a.name), source: combined ? 'none' : 'upstream', requests: a.requests, pageLoads: a.pageLoads, builds: a.builds,
       deploys: declaredDeploys(t, c).filter((d) => d.app === a.name).length, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
     })),
-    builds: t.builds.map((b) => lengthless(dynamicApps(t), b.app, combined && !t.apps.some((a) => a.shellLengthVaries), {
+    builds: t.builds.map((b) => lengthless(dynamicApps(t, combined), b.app, combined && !t.apps.some((a) => a.shellLengthVaries), {
       id: b.id, app: app(b.app), shellBytes: b.shellBytes, firstSeen: b.firstSeen, lastSeen: b.lastSeen,
       lastServed: combined ? b.lastShellServed : b.lastServed, shellRequests: b.shellRequests, ...(combined ? {} : {pods: b.pods}),
     })),
@@ -129,7 +130,7 @@ function actual(r: AnalysisReport, t: Truth, c: Case) {
     totals: r.totals,
     apps: r.apps.map(({buildEvidence: _evidence, ...a}) => a),
     builds: r.builds.map(({id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, pods}) =>
-      lengthless(dynamicApps(t), app, c.format === 'nginx-combined' && !t.apps.some((a) => a.shellLengthVaries), {id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, ...(pods === undefined ? {} : {pods})})),
+      lengthless(dynamicApps(t, c.format === 'nginx-combined'), app, c.format === 'nginx-combined' && !t.apps.some((a) => a.shellLengthVaries), {id, app, shellBytes, firstSeen, lastSeen, lastServed, shellRequests, ...(pods === undefined ? {} : {pods})})),
     deploys: r.deploys.map((d) => c.deploys === undefined ? deployCore(d, d.app) : {
       ...deployCore(d, d.app), sources: d.sources, start: d.start, end: d.end, windowSeconds: d.windowSeconds, service: d.service,
       version: d.version, pageLoads: d.pageLoads,
@@ -143,15 +144,17 @@ function actual(r: AnalysisReport, t: Truth, c: Case) {
 }
 
 /**
- * Apps whose builds are known by their assets and pods alone: a shell length that varies (a dynamic
- * homepage), or one length for every build (as real bundlers make them).
+ * Apps whose builds the truth's length-based fields (first and last shell, shell count) cannot be
+ * held to: a shell length that varies (a dynamic homepage); and, in logs that name no pod, one
+ * length for every build (as real bundlers make them). Where pods are logged, builds that share a
+ * length are held to every field: their pods' shells tell them.
  */
-function dynamicApps(t: Truth): Set<string> {
+function dynamicApps(t: Truth, combined: boolean): Set<string> {
   const shared = t.apps.filter((a) => {
     const lengths = t.builds.filter((b) => b.app === a.name).map((b) => b.shellBytes)
     return new Set(lengths).size < lengths.length
   })
-  return new Set([...t.apps.filter((a) => a.shellLengthVaries), ...shared].map((a) => a.name))
+  return new Set([...t.apps.filter((a) => a.shellLengthVaries), ...(combined ? shared : [])].map((a) => a.name))
 }
 
 /**
