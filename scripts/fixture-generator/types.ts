@@ -255,16 +255,20 @@ export interface ScalingStep {
   messages: string[]
 }
 
-/** New pods of the build already served: a `kubectl rollout restart` (a new replica set, rolled step by step) or an autoscaler's scale-out (the serving replica set grows at once). No deploy. */
-export interface PodChange {
+/** What a restart or scale-out changed: the replica sets and the pods before and after. */
+interface PodChangeKind {
   app: string
   kind: 'restart' | 'scale-out'
-  build: string
   fromReplicaSet: string
   toReplicaSet: string
-  /** Pods before and after. */
   fromReplicas: number
   replicas: number
+}
+
+/** New pods of the build already served: a `kubectl rollout restart` (a new replica set, rolled step by step) or an autoscaler's scale-out (the serving replica set grows at once). No deploy. */
+export interface PodChange extends PodChangeKind {
+  /** Its build's key. */
+  build: string
   start: number
   end: number
   steps: ScalingStep[]
@@ -368,17 +372,11 @@ export interface TruthPod {
 }
 
 /** A restart or scale-out (see PodChange): Kubernetes events only; the report shows no deploy for it. */
-export interface TruthPodChange {
-  app: string
+export interface TruthPodChange extends PodChangeKind {
   service: string
   namespace: string
-  kind: 'restart' | 'scale-out'
   /** The build served throughout (report id). */
   build: string
-  fromReplicaSet: string
-  toReplicaSet: string
-  fromReplicas: number
-  replicas: number
   start: string
   end: string
   /** Page loads in its window ± the deploy margin (what a report that lists it as a deploy counts). */

@@ -6,6 +6,7 @@
  */
 import {Analyzer} from '../../../src/analysis/analyzer'
 import {cluster} from '../../../src/analysis/build-identity'
+import type {PageCensus} from '../../../src/analysis/census'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import type {AccessEvent} from '../../../src/model/access-event'
 import type {DeclaredDeploy} from '../../../src/model/deploy'
@@ -281,6 +282,39 @@ describe('rollouts that bring no new build', () => {
     const {report} = analyze(site.events)
     expect(report.builds.map((b) => [b.id, b.pods])).toEqual([['B1', 5]])
     expect(report.deploys).toEqual([])
+  })
+})
+
+describe('shells counted rather than read (a live pull\'s census)', () => {
+  it('count for the builds of their pods, named by address alone where the logs name them with the port', () => {
+    const site = new Site(rolling(A, B, 100, 10, [0, 300], ['a', 'b']))
+    site.traffic(0, 300, 1.5, 'u')
+    const whole = analyze(site.events).report
+    // Minutes 1 and 3 counted, not read: their shell-path requests are left out and counted per pod
+    // by address, as Datadog's `network.destination.ip` facet gives them.
+    const bucketMs = 60_000
+    const counted = (t: number): boolean => [1, 3].includes(Math.floor((t - BASE) / bucketMs))
+    const left = site.events.filter((e) => e.path === '/' && counted(e.time))
+    const pods = new Map<string, Map<number, number>>()
+    for (const e of left) {
+      const pod = (e.upstream as string).replace(/:\d+$/, '')
+      const bucket = Math.floor(e.time / bucketMs) * bucketMs
+      const m = pods.get(pod) ?? new Map<number, number>()
+      pods.set(pod, m.set(bucket, (m.get(bucket) ?? 0) + 1))
+    }
+    const pageLoads = new Map<number, number>()
+    for (const e of left) pageLoads.set(Math.floor(e.time / bucketMs) * bucketMs, (pageLoads.get(Math.floor(e.time / bucketMs) * bucketMs) ?? 0) + 1)
+    const read = [0, 2, 4].map((m) => BASE + m * bucketMs)
+    const census: PageCensus = {
+      bucketMs, read, apps: {[whole.apps[0]?.name ?? '']: {pageLoads: [...pageLoads], shells: [{bytes: SHELL, counts: [...pageLoads]}]}},
+      pods: [...pods].map(([pod, m]) => ({pod, counts: [...m]})),
+    }
+    const a = new Analyzer({...DEFAULT_OPTIONS, horizonMs: 10 * 60_000}, undefined, census)
+    for (const e of site.events.filter((x) => !left.includes(x)).sort((x, y) => x.time - y.time)) a.push(e)
+    const live = a.finish([])
+    expect(left.length).toBeGreaterThan(50)
+    expect(live.builds.map((b) => [b.id, b.shellRequests, b.pods])).toEqual(whole.builds.map((b) => [b.id, b.shellRequests, b.pods]))
+    expect(whole.builds.map((b) => b.shellRequests).reduce((x, y) => x + y, 0)).toBe(site.events.filter((e) => e.path === '/').length)
   })
 })
 
