@@ -5,6 +5,12 @@ import {reject, show} from './text'
 /*
  * nginx `log_format … escape=json` lines, already JSON.parsed. Field names depend on the
  * operator's log_format, so each field is looked up under its usual names, first present wins.
+ *
+ * The names include those of the ingress-nginx `log-format-upstream` JSON that most clusters copy
+ * (`"path": "$uri"`, `"method": "$request_method"`, `"vhost": "$host"`, `"x-forward-for":
+ * "$proxy_add_x_forwarded_for"`, `"bytes_sent": $bytes_sent`, numbers unquoted). `$bytes_sent`
+ * counts the response's headers too: when it is the only length logged the event is marked
+ * `responseBytes`, so a shell's logged length is compared with a fallback's logged length.
  */
 
 /** Time fields in order of preference. */
@@ -103,14 +109,32 @@ function has(obj: Record<string, unknown>, k: string): boolean {
 }
 
 /**
- * Cheap format check: a status, a request (`request`, `request_uri` or `uri`) and one of the time
- * fields.
+ * Cheap format check: a status, a request (`request`, `request_uri`, `uri` or ingress-nginx's
+ * `path`) and one of the time fields.
  */
 export function looksLikeNginxJson(obj: Record<string, unknown>): boolean {
   if (typeof obj !== 'object' || obj === null || !has(obj, 'status')) return false
-  if (!has(obj, 'request') && !has(obj, 'request_uri') && !has(obj, 'uri')) return false
+  if (!has(obj, 'request') && !has(obj, 'request_uri') && !has(obj, 'uri') && !has(obj, 'path')) return false
   for (const k of TIME_KEYS) if (has(obj, k)) return true
   return false
+}
+
+/**
+ * X-Forwarded-For under the names configs give it: nginx's own variable names, and ingress-nginx's
+ * copied `"x-forward-for": "$proxy_add_x_forwarded_for"` (also spelt `x_forward_for`).
+ */
+const XFF_KEYS = ['http_x_forwarded_for', 'x-forward-for', 'x_forward_for', 'x-forwarded-for', 'x_forwarded_for', 'proxy_add_x_forwarded_for'] as const
+
+/**
+ * ingress-nginx names an upstream `<namespace>-<service>-<port>` ($proxy_upstream_name); a log
+ * that has `$namespace`, `$service_name` and `$service_port` instead names the same app. Without
+ * the port the name would not match a log that has $proxy_upstream_name, so none is made.
+ */
+function ingressUpstreamName(obj: Record<string, unknown>): string | undefined {
+  const ns = optString(obj, 'namespace')
+  const svc = optString(obj, 'service_name')
+  const port = optString(obj, 'service_port')
+  return ns === undefined || svc === undefined || port === undefined ? undefined : `${ns}-${svc}-${port}`
 }
 
 /** A time in seconds logged as a number or a numeric string (the last of a retry list). */
@@ -139,11 +163,12 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
 
   // Path and method: the dedicated variables, else the words of "$request".
   const request = optString(obj, 'request')
-  const target = optString(obj, 'request_uri', 'uri') ?? (request === undefined ? undefined : secondWord(request))
-  if (target === undefined) return reject('missing-path', 'no request_uri, uri or request target')
+  // `path` is ingress-nginx's `"path": "$uri"`; its `request_query` ($args) is not needed: event paths carry no query.
+  const target = optString(obj, 'request_uri', 'uri', 'path') ?? (request === undefined ? undefined : secondWord(request))
+  if (target === undefined) return reject('missing-path', 'no request_uri, uri, path or request target')
   const split = splitTarget(target)
   if (split === undefined) return reject('missing-path', `request target is not a path: ${show(target)}`)
-  const method = optString(obj, 'request_method') ?? (request === undefined ? undefined : firstWord(request)) ?? ''
+  const method = optString(obj, 'request_method', 'method') ?? (request === undefined ? undefined : firstWord(request)) ?? ''
 
   const rawStatus = obj['status']
   if (!given(rawStatus)) return reject('missing-status', 'no status field')
@@ -152,7 +177,9 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
     return reject('bad-status', `status is not a 3-digit number: ${show(rawStatus)}`)
   }
 
-  const rawBytes = given(obj['body_bytes_sent']) ? obj['body_bytes_sent'] : obj['bytes_sent']
+  // $body_bytes_sent (the body) wins; $bytes_sent alone counts the headers too (marked below).
+  const body = given(obj['body_bytes_sent'])
+  const rawBytes = body ? obj['body_bytes_sent'] : obj['bytes_sent']
   if (!given(rawBytes)) return reject('missing-bytes', 'no body_bytes_sent or bytes_sent field')
   let bytes: number
   if (rawBytes === '-') bytes = 0 // as in text logs
@@ -164,7 +191,7 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
   let clientIp = optString(obj, 'remote_addr', 'client_ip', 'realip_remote_addr')
   if (clientIp === undefined) {
     // X-Forwarded-For is client-controlled, hence only a last resort; its first entry is the client.
-    const xff = optString(obj, 'http_x_forwarded_for')
+    const xff = optString(obj, ...XFF_KEYS)
     const first = xff?.split(',')[0]?.trim()
     clientIp = first === undefined || first === '-' ? '' : first
   }
@@ -179,25 +206,26 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
     clientIp,
     userAgent: optString(obj, 'http_user_agent') ?? '',
   }
+  if (!body) event.responseBytes = true
   // Two independent real configs spell the variable `http_referrer`: the key is the operator's choice.
   const referer = optString(obj, 'http_referer', 'http_referrer', 'referer', 'referrer')
   if (referer !== undefined) event.referer = referer
   const requestId = optString(obj, 'request_id', 'req_id')
   if (requestId !== undefined) event.requestId = requestId
-  const upstreamList = optString(obj, 'upstream_addr')
+  const upstreamList = optString(obj, 'upstream_addr', 'upstream')
   const upstream = upstreamList === undefined ? undefined : answeringUpstream(upstreamList, optString(obj, 'upstream_status'))
   if (upstream !== undefined) event.upstream = upstream
   const contentType = optString(obj, 'sent_http_content_type', 'content_type', 'upstream_http_content_type')
   if (contentType !== undefined) event.contentType = contentType
-  const host = optString(obj, 'host', 'http_host', 'server_name') ?? (split.host === undefined ? undefined : stripPort(split.host))
+  const host = optString(obj, 'host', 'http_host', 'vhost', 'server_name') ?? (split.host === undefined ? undefined : stripPort(split.host))
   if (host !== undefined) event.vhost = host
-  const upstreamName = optString(obj, 'proxy_upstream_name', 'upstream_name')
+  const upstreamName = optString(obj, 'proxy_upstream_name', 'upstream_name') ?? ingressUpstreamName(obj)
   if (upstreamName !== undefined) event.upstreamName = upstreamName
   const version = optString(obj, 'version', 'app_version')
   if (version !== undefined) event.version = version
   const service = optString(obj, 'service')
   if (service !== undefined) event.service = service
-  const requestTime = seconds(obj['request_time'])
+  const requestTime = seconds(obj['request_time'] ?? obj['duration'])
   if (requestTime !== undefined) event.requestTime = requestTime
   const upstreamTime = seconds(obj['upstream_response_time'])
   if (upstreamTime !== undefined) event.upstreamTime = upstreamTime

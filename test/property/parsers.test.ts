@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import {parseIsoTime, parseNginxTime} from '../../src/normalize/access-line'
 import {normalizeDatadog, parseTime, unwrapDatadog} from '../../src/normalize/datadog'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
-import {JSON_FORMATS, parseJsonRecord, parseTextLine, TEXT_FORMATS} from '../../src/normalize/formats'
+import {elasticJson, JSON_FORMATS, parseJsonRecord, parseTextLine, TEXT_FORMATS} from '../../src/normalize/formats'
 import {cloudfrontWithFields} from '../../src/normalize/formats/aws'
 import {unwrapCri, unwrapDocker} from '../../src/normalize/formats/container'
 import {parseGcsUsageRow} from '../../src/normalize/formats/gcs'
@@ -21,7 +21,7 @@ import {
   applyAll, asObject, fixtureLogs, formatSamples, hostileString, jsonMutation, mutateJsonAll, mutations, oddJson, outcomeProblem, settings,
 } from '../helpers/hostile'
 import {ROOT} from '../helpers/cli'
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 const samples = [...formatSamples(), ...fixtureLogs()]
@@ -176,6 +176,80 @@ describe('JSON records, mutated', () => {
       }
       expect(problem(parseGcsUsageRow(r))).toBeUndefined()
     }), settings(0x6c5, 500))
+  })
+})
+
+/** The JSON text of a value, or undefined for one nested deeper than JSON.stringify's stack (the parsers were given it as a value). */
+function stringified(v: unknown): string | undefined {
+  try {
+    return JSON.stringify(v)
+  } catch {
+    return undefined
+  }
+}
+
+describe('Elastic documents and Filebeat envelopes, mutated', () => {
+  const read = (f: string): unknown => JSON.parse(readFileSync(join(ROOT, 'fixtures', 'formats', 'elastic', f), 'utf8'))
+  const nested = [read('integrations-nginx-ingress-sample-event.json'), ...readFileSync(join(ROOT, 'fixtures', 'formats', 'elastic', 'integrations-nginx-ingress-raw-expected.ndjson'), 'utf8')
+    .split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown)] as Record<string, unknown>[]
+  const dotted = read('beats-nginx-test-with-host-expected.json') as Record<string, unknown>[]
+  /** Every ECS document as Elastic writes it: nested, dotted, and as a search hit's `_source` or `fields`. */
+  const docs = [...nested, ...dotted, ...nested.map((d) => ({_index: 'logs', _id: 'x', _source: d})), ...dotted.map((d) => ({_index: 'logs', _id: 'y', fields: d}))]
+
+  it('any ECS document with fields replaced, deleted or nested oddly: an event or a known rejection, never a throw', () => {
+    fc.assert(fc.property(fc.constantFrom(...docs), fc.array(jsonMutation, {minLength: 1, maxLength: 5}), (doc, ms) => {
+      const v = mutateJsonAll(doc, ms)
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return
+      const rec = v as Record<string, unknown>
+      expect(typeof elasticJson.looksLike(rec)).toBe('boolean')
+      expect(problem(elasticJson.parse(rec))).toBeUndefined()
+      const out = parseJsonRecord(rec)
+      if (out !== undefined) expect(problem(out)).toBeUndefined()
+    }), settings(0xe1a, 500))
+  })
+
+  it('an envelope whose message is any mutated access line, or any hostile string or JSON: its line read, or a reason', () => {
+    const message = fc.oneof(fc.constantFrom(...allLines.slice(0, 400)).chain((l) => mutations().map((ms) => applyAll(l, ms))), hostileString, oddJson)
+    const extra = fc.record({'@timestamp': oddJson, kubernetes: oddJson, 'log.file.path': oddJson, 'event.original': fc.oneof(hostileString, oddJson)}, {requiredKeys: []})
+    fc.assert(fc.property(message, extra, (m, more) => {
+      const rec: Record<string, unknown> = {'@timestamp': '2026-11-30T07:18:26.070Z', input: {type: 'container'}, ...more, message: m}
+      expect(problem(elasticJson.parse(rec))).toBeUndefined()
+      const text = stringified(rec)
+      if (text !== undefined) for (const out of normalizeLine(text, DEFAULT_NORMALIZE, {})) expect(problem(out, text)).toBeUndefined()
+    }), settings(0xe1b, 500))
+  })
+
+  it('a search response of mutated hits: one outcome per hit, each an event or a reason', () => {
+    fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom(...docs), fc.array(jsonMutation, {maxLength: 3})), {minLength: 1, maxLength: 4}), (hits) => {
+      const text = stringified({took: 1, hits: {hits: hits.map(([d, ms]) => mutateJsonAll(d, ms))}})
+      if (text === undefined) return
+      const outs = normalizeLine(text, DEFAULT_NORMALIZE, {})
+      expect(outs).toHaveLength(hits.length)
+      for (const out of outs) expect(problem(out, text)).toBeUndefined()
+    }), settings(0xe1c, 200))
+  })
+})
+
+describe('ingress-nginx JSON lines, mutated', () => {
+  const lines = readdirSync(join(ROOT, 'fixtures', 'formats', 'ingress-nginx-json')).filter((f) => f.endsWith('.log'))
+    .flatMap((f) => readFileSync(join(ROOT, 'fixtures', 'formats', 'ingress-nginx-json', f), 'utf8').split('\n').filter((l) => l.startsWith('{')))
+  const keys = ['path', 'method', 'vhost', 'bytes_sent', 'body_bytes_sent', 'remote_addr', 'x-forward-for', 'x_forward_for', 'status', 'time', 'namespace', 'service_name', 'service_port']
+
+  it('any of its keys deleted or set to a hostile value: an event or a known rejection, its bytes marked only when no body length was read', () => {
+    expect(lines.length).toBeGreaterThanOrEqual(10)
+    fc.assert(fc.property(fc.constantFrom(...lines), fc.array(fc.tuple(fc.constantFrom(...keys), fc.oneof(fc.constant(undefined), hostileString, oddJson)), {minLength: 1, maxLength: 5}), (line, edits) => {
+      const rec = JSON.parse(line) as Record<string, unknown>
+      for (const [k, v] of edits) {
+        if (v === undefined) delete rec[k]
+        else rec[k] = v
+      }
+      const out = parseNginxJson(rec)
+      expect(problem(out)).toBeUndefined()
+      const body = rec['body_bytes_sent']
+      if (out.ok) expect(out.event.responseBytes === true).toBe(body === undefined || body === null || body === '')
+      const text = stringified(rec)
+      if (text !== undefined) for (const o of normalizeLine(text, DEFAULT_NORMALIZE, {})) expect(problem(o, text)).toBeUndefined()
+    }), settings(0x1a6, 500))
   })
 })
 

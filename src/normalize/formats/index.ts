@@ -4,6 +4,7 @@ import {looksLikeNginxJson, parseNginxJson} from '../nginx-json'
 import {albLog, cloudfrontLog} from './aws'
 import {elbClassicLog, s3AccessLog} from './aws-legacy'
 import {caddyJson} from './caddy'
+import {elasticFormat} from './elastic'
 import {envoyJson, envoyText} from './envoy'
 import {squidLog} from './squid'
 import {w3cLog} from './w3c'
@@ -30,10 +31,23 @@ export const nginxJson: JsonFormat = {
   parse: parseNginxJson,
 }
 
+/**
+ * Elastic documents (ECS fields) and Filebeat envelopes, whose raw line is read by the text
+ * formats (and a JSON line by the other JSON formats): last, as it claims any `message` beside
+ * Filebeat's keys.
+ */
+export const elasticJson: JsonFormat = elasticFormat({
+  text: parseTextLine,
+  json: (obj) => {
+    const f = jsonFormatOf(obj)
+    return f === undefined || f === elasticJson ? undefined : marked(f, obj)
+  },
+})
+
 /** Every text format, nginx last: the others are told apart by their first characters or their tail. */
 export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, albLog, elbClassicLog, cloudfrontLog, w3cLog, s3AccessLog, squidLog, traefikClf, nginxText]
 /** Every JSON format after nginx's own (Datadog's are read in normalize/datadog). */
-export const JSON_FORMATS: readonly JsonFormat[] = [nginxJson, traefikJson, envoyJson, caddyJson, gcpHttpLoadBalancer]
+export const JSON_FORMATS: readonly JsonFormat[] = [nginxJson, traefikJson, envoyJson, caddyJson, gcpHttpLoadBalancer, elasticJson]
 
 const LBRACK = 91
 

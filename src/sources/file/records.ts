@@ -18,9 +18,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** Keys under which a JSON document carries its records: API v2 pages, v1 `logs`. */
 const ITEM_KEYS = ['data', 'logs'] as const
 
-/** A response page: an object holding its records under one of ITEM_KEYS. */
+/** A response page: an object holding its records under one of ITEM_KEYS, or an Elasticsearch search response (`hits.hits`). */
 function isPage(v: unknown): boolean {
-  return isRecord(v) && ITEM_KEYS.some((k) => Array.isArray(v[k]))
+  return isRecord(v) && (ITEM_KEYS.some((k) => Array.isArray(v[k])) || searchHits(v) !== undefined)
+}
+
+/** The hits of an Elasticsearch search response (`{"hits": {"hits": [{"_source": {…}}, …]}}`). */
+function searchHits(v: Record<string, unknown>): unknown[] | undefined {
+  const hits = v['hits']
+  return isRecord(hits) && Array.isArray(hits['hits']) ? hits['hits'] : undefined
 }
 
 /** Parsed JSON as records: a page's items, an array's elements (pages' items for an array of pages), or the value itself. */
@@ -32,6 +38,8 @@ export function recordsOf(value: unknown): unknown[] {
       const items = value[k]
       if (Array.isArray(items)) return items
     }
+    const hits = searchHits(value)
+    if (hits) return hits
   }
   return [value]
 }
@@ -65,7 +73,9 @@ function oneObject(value: unknown, opts: NormalizeOptions): ParseOutcome {
 const MAX_DETAIL = 120
 
 const NGINX_KEYS = ['remote_addr', 'request', 'request_uri', 'uri', 'request_method', 'status', 'body_bytes_sent', 'bytes_sent',
-  'time_iso8601', 'time_local', 'msec', 'http_user_agent', 'http_referer', 'upstream_addr', 'request_id']
+  'time_iso8601', 'time_local', 'msec', 'http_user_agent', 'http_referer', 'upstream_addr', 'request_id',
+  // ingress-nginx's copied JSON log-format-upstream
+  'vhost', 'x-forward-for', 'request_query', 'http_referrer', 'proxy_upstream_name']
 
 /** How many typical nginx variable names an object has: enough of them make it an nginx JSON line missing a field. */
 function nginxKeys(value: Record<string, unknown>): number {

@@ -1,4 +1,5 @@
 import {looksLikeNginxJson, parseNginxJson} from '../../../src/normalize/nginx-json'
+import {parseJsonRecord} from '../../../src/normalize/formats'
 import type {ParseOutcome} from '../../../src/model'
 
 type Obj = Record<string, unknown>
@@ -159,9 +160,10 @@ describe('parseNginxJson: status and bytes', () => {
     ['status as a string', {status: '404'}, {status: 404}],
     ['status as a float-typed integer', {status: 304.0}, {status: 304}],
     ['bytes as a string', {body_bytes_sent: '123'}, {bytes: 123}],
-    ['bytes_sent as the fallback', {body_bytes_sent: undefined, bytes_sent: '456'}, {bytes: 456}],
+    // $bytes_sent counts the headers too: the event says so, to be compared with other such lengths.
+    ['bytes_sent as the fallback', {body_bytes_sent: undefined, bytes_sent: '456'}, {bytes: 456, responseBytes: true}],
     ['body_bytes_sent wins over bytes_sent', {body_bytes_sent: 1, bytes_sent: 400}, {bytes: 1}],
-    ['an empty body_bytes_sent falls back', {body_bytes_sent: '', bytes_sent: 400}, {bytes: 400}],
+    ['an empty body_bytes_sent falls back', {body_bytes_sent: '', bytes_sent: 400}, {bytes: 400, responseBytes: true}],
     ['bytes `-` is 0', {body_bytes_sent: '-'}, {bytes: 0}],
     ['bytes 0', {body_bytes_sent: 0}, {bytes: 0}],
   ])('%s', (_name, fields, expected) => {
@@ -306,5 +308,71 @@ describe('parseNginxJson: field names of real configs', () => {
   it('the answering upstream of a retry list is the one with a status', () => {
     expect(parsed({...BASE, upstream_addr: '172.17.0.6:8080, 172.17.0.7:8080', upstream_status: '200, -'}).upstream).toBe('172.17.0.6:8080')
     expect(parsed({...BASE, upstream_addr: '172.17.0.6:8080, 172.17.0.7:8080', upstream_status: '502, 200'}).upstream).toBe('172.17.0.7:8080')
+  })
+})
+
+/**
+ * ingress-nginx's JSON log-format-upstream, the one copied from blog to blog:
+ * `{"time": "$time_iso8601", "remote_addr": "$remote_addr", "x-forward-for": "$proxy_add_x_forwarded_for",
+ * "request_id": "$req_id", "remote_user": "$remote_user", "bytes_sent": $bytes_sent, "request_time": $request_time,
+ * "status": $status, "vhost": "$host", "request_proto": "$server_protocol", "path": "$uri", "request_query": "$args",
+ * "request_length": $request_length, "duration": $request_time, "method": "$request_method",
+ * "http_referrer": "$http_referer", "http_user_agent": "$http_user_agent"}`
+ */
+describe('parseNginxJson: ingress-nginx\'s JSON log-format-upstream', () => {
+  const INGRESS: Obj = {
+    time: '2024-03-22T03:41:02+00:00', remote_addr: '172.20.217.64', 'x-forward-for': '192.168.13.236, 172.20.217.64', request_id: 'f127d086445b137135ce5514a656be84',
+    remote_user: '-', bytes_sent: 230, request_time: 0.001, status: 200, vhost: 'nginx02.hs.com', request_proto: 'HTTP/1.1', path: '/static/js/main.1a2b.js',
+    request_query: 'v=2', request_length: 177, duration: 0.001, method: 'GET', http_referrer: '-', http_user_agent: 'curl/7.29.0',
+  }
+
+  it('is recognised, and reads path, method, vhost, client and request id under its key names', () => {
+    expect(looksLikeNginxJson(INGRESS)).toBe(true)
+    expect(parsed(INGRESS)).toStrictEqual({
+      time: '2024-03-22T03:41:02.000Z', resolutionMs: 1000, method: 'GET', path: '/static/js/main.1a2b.js', status: 200, bytes: 230, responseBytes: true,
+      clientIp: '172.20.217.64', userAgent: 'curl/7.29.0', requestId: 'f127d086445b137135ce5514a656be84', vhost: 'nginx02.hs.com', requestTime: 0.001,
+    })
+  })
+
+  it('$bytes_sent alone counts the headers: marked responseBytes; $body_bytes_sent, when logged, wins unmarked', () => {
+    expect(parsed(INGRESS)).toMatchObject({bytes: 230, responseBytes: true})
+    const both = parsed({...INGRESS, body_bytes_sent: 12})
+    expect(both.bytes).toBe(12)
+    expect(both.responseBytes).toBeUndefined()
+    // `-` is a logged body length (0), not an absent one.
+    expect(parsed({...INGRESS, body_bytes_sent: '-'}).responseBytes).toBeUndefined()
+  })
+
+  it('the format check and the file reader keep the mark (the format itself counts bodies)', () => {
+    const out = parseJsonRecord(INGRESS)
+    expect(out?.ok && out.event.responseBytes).toBe(true)
+    const body = parseJsonRecord({...INGRESS, body_bytes_sent: 12})
+    expect(body?.ok && body.event.responseBytes).toBeUndefined()
+  })
+
+  it('the client: remote_addr, else the first X-Forwarded-For entry under the names configs give it', () => {
+    for (const key of ['x-forward-for', 'x_forward_for', 'http_x_forwarded_for', 'x_forwarded_for', 'proxy_add_x_forwarded_for']) {
+      expect(parsed({...INGRESS, remote_addr: '-', 'x-forward-for': undefined, [key]: '172.22.0.3, 10.0.0.1'}).clientIp).toBe('172.22.0.3')
+    }
+    expect(parsed({...INGRESS, remote_addr: '-', 'x-forward-for': '-'}).clientIp).toBe('')
+  })
+
+  it('request_uri and uri win over path; the method of "$request" only when no method key', () => {
+    expect(parsed({...INGRESS, uri: '/u', request_uri: '/r?q'}).path).toBe('/r')
+    expect(parsed({...INGRESS, uri: '/u'}).path).toBe('/u')
+    expect(parsed({...INGRESS, method: undefined, request: 'POST /x HTTP/1.1'}).method).toBe('POST')
+    expect(parsed({...INGRESS, method: 'HEAD', request: 'POST /x HTTP/1.1'}).method).toBe('HEAD')
+  })
+
+  it('the app: $proxy_upstream_name, else ingress-nginx\'s own name for it from $namespace, $service_name and $service_port', () => {
+    expect(parsed({...INGRESS, proxy_upstream_name: 'web-frontend-80', upstream_addr: '10.0.0.5:80'})).toMatchObject({upstreamName: 'web-frontend-80', upstream: '10.0.0.5:80'})
+    expect(parsed({...INGRESS, namespace: 'web', service_name: 'frontend', service_port: '80'}).upstreamName).toBe('web-frontend-80')
+    expect(parsed({...INGRESS, namespace: 'web', service_name: 'frontend'}).upstreamName).toBeUndefined()
+    expect(parsed({...INGRESS, namespace: 'web', service_name: 'frontend', service_port: '80', proxy_upstream_name: 'x-y-1'}).upstreamName).toBe('x-y-1')
+  })
+
+  it('without its path it is still missing-path (not unknown), naming the keys looked for', () => {
+    const r = parseNginxJson({...INGRESS, path: undefined})
+    expect(r.ok ? '' : `${r.reason}: ${r.detail ?? ''}`).toMatch(/^missing-path: .*path/)
   })
 })

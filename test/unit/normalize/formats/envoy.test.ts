@@ -7,6 +7,7 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {envoyJson, envoyText} from '../../../../src/normalize/formats/envoy'
+import {parseJsonRecord} from '../../../../src/normalize/formats'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toEnvoy, toEnvoyJson, toIstio} from '../../../../scripts/captures/formats/envoy'
 import {type Expected, asExpected, expectedFor} from '../../../helpers/format-samples'
@@ -25,7 +26,10 @@ function linesOf(file: string): string[] {
 const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parseSample(file: string, line: string): ParseOutcome {
-  return isJsonFixture(file) ? envoyJson.parse(JSON.parse(line) as Record<string, unknown>) : envoyText.parse(line)
+  if (isJsonFixture(file)) return envoyJson.parse(JSON.parse(line) as Record<string, unknown>)
+  // The Filebeat/Docker-style envelopes of integrations-envoyproxy.log: read as a file's JSON line is (the Elastic reader reads their message).
+  if (line.startsWith('{')) return parseJsonRecord(JSON.parse(line) as Record<string, unknown>) ?? {ok: false, reason: 'unknown-format'}
+  return envoyText.parse(line)
 }
 
 describe('Envoy / Istio: real samples', () => {
