@@ -106,7 +106,7 @@ function isBodyAt(s: string, i: number): boolean {
   for (let k = colon + 1; k < sp; k++) if (!isDigit(s.charCodeAt(k))) return false
   for (let k = i; k < colon; k++) {
     const c = s.charCodeAt(k)
-    if (c === SP || c === QUOTE || c === LBRACK) return false
+    if (c === SP || c === QUOTE || c === LBRACK || c === LT || c === 62) return false
   }
   const d = sp + 2
   return isDigit(s.charCodeAt(d)) && isDigit(s.charCodeAt(d + 1)) && s[d + 2] === '/' && s[d + 6] === '/' && s[d + 11] === ':'
