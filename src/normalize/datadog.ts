@@ -1,6 +1,7 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
 import {answeringUpstream, parseAccessLine, parseIsoTime} from './access-line'
 import {parseTextLine} from './formats'
+import {looksLikeVercel} from './formats/vercel'
 import {urlPath} from '../util/url-path'
 import {type AttributeBag, applyMapping, type NormalizeOptions, readsTags, text} from './fields'
 
@@ -20,6 +21,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /** Unwraps an API v2 item (`{id, attributes:{…}}`), a v1 item (`{id, content:{…}}`) or a flat log. */
 export function unwrapDatadog(obj: Record<string, unknown>): DatadogLog | undefined {
+  // A Vercel drain entry has `timestamp` and `message` too: it is Vercel's (formats/vercel).
+  if (looksLikeVercel(obj)) return undefined
   const id = text(obj.id)
   const inner = isRecord(obj.content) ? obj.content : isRecord(obj.attributes) && ('timestamp' in obj.attributes || 'message' in obj.attributes) ? obj.attributes : undefined
   const log = inner ?? (('timestamp' in obj || 'date' in obj) && 'message' in obj ? obj : undefined)

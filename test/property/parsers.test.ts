@@ -11,6 +11,9 @@ import {normalizeDatadog, parseTime, unwrapDatadog} from '../../src/normalize/da
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {elasticJson, JSON_FORMATS, parseJsonRecord, parseTextLine, TEXT_FORMATS} from '../../src/normalize/formats'
 import {cloudfrontWithFields} from '../../src/normalize/formats/aws'
+import {cloudflareTime} from '../../src/normalize/formats/cloudflare'
+import {haproxyLog} from '../../src/normalize/formats/haproxy'
+import {herokuRouter} from '../../src/normalize/formats/heroku'
 import {unwrapCri, unwrapDocker} from '../../src/normalize/formats/container'
 import {parseGcsUsageRow} from '../../src/normalize/formats/gcs'
 import {w3cWithFields} from '../../src/normalize/formats/w3c'
@@ -304,5 +307,67 @@ describe('times', () => {
       const t = parseTime(v)
       if (t !== undefined) expect(Number.isNaN(new Date(t.ms).getTime())).toBe(false)
     }), settings(0x71f, 600))
+  })
+})
+
+/**
+ * Issue 24 (CDNs and hosts): the new formats' own fields, each replaced by hostile text or odd JSON.
+ * Every outcome is an event or a known rejection; a Vercel entry is never taken for a Datadog log;
+ * the Heroku and HAProxy shape checks never claim another format's line.
+ */
+describe('CDN and host formats, field by field', () => {
+  const sampleOf = (dir: string): string[] => samples.filter((s) => s.name.startsWith(`${dir}/`)).flatMap((s) => s.lines).filter((l) => l.trim() !== '')
+  // Values nested deeper than a stack are the 'nested deeper' test's: JSON.stringify here could not write them.
+  const oddValue = fc.oneof(fc.jsonValue({maxDepth: 2}), hostileString, fc.double(), fc.integer(), fc.bigInt().map(String), fc.constantFrom(-1, 0, '', '-', null, '1653485126000000000', 1653485126000000000, '1653485126', 'N/A'))
+
+  it('Cloudflare, Azure Front Door and Vercel records with any of their keys replaced: outcomes, never a throw', () => {
+    const records = ['cloudflare', 'azure', 'vercel'].flatMap(sampleOf).map(asObject).filter((o): o is Record<string, unknown> => o !== undefined)
+    expect(records.length).toBeGreaterThanOrEqual(7)
+    fc.assert(fc.property(fc.constantFrom(...records), fc.nat(), oddValue, fc.boolean(), (rec, at, value, inProxy) => {
+      const copy = JSON.parse(JSON.stringify(rec)) as Record<string, unknown>
+      const inner = inProxy && typeof copy['proxy'] === 'object' && copy['proxy'] !== null ? copy['proxy'] as Record<string, unknown>
+        : inProxy && typeof copy['properties'] === 'object' && copy['properties'] !== null ? copy['properties'] as Record<string, unknown> : copy
+      const keys = Object.keys(inner)
+      inner[keys[at % keys.length] as string] = value
+      const out = parseJsonRecord(copy)
+      if (out !== undefined) expect(problem(out)).toBeUndefined()
+      for (const o of normalizeLine(JSON.stringify(copy), DEFAULT_NORMALIZE, {})) expect(problem(o)).toBeUndefined()
+    }), settings(0xcdf, 600))
+  })
+
+  it('a Vercel entry, whatever its message and timestamp, is never unwrapped as a Datadog log', () => {
+    const entries = sampleOf('vercel').map(asObject).filter((o): o is Record<string, unknown> => o !== undefined)
+    fc.assert(fc.property(fc.constantFrom(...entries), oddValue, oddValue, (e, message, timestamp) => {
+      expect(unwrapDatadog({...e, message, timestamp})).toBeUndefined()
+    }), settings(0x7e1, 300))
+  })
+
+  it('Heroku router and HAProxy lines with a token replaced by hostile text: outcomes; their shape checks claim no other format\'s line', () => {
+    const lines = [...sampleOf('heroku'), ...sampleOf('haproxy')]
+    const others = textLines.filter((l) => !samples.some((s) => (s.name.startsWith('heroku/') || s.name.startsWith('haproxy/')) && s.lines.includes(l)))
+    for (const l of others) {
+      expect([l.slice(0, 80), herokuRouter.looksLike(l)]).toEqual([l.slice(0, 80), false])
+      expect([l.slice(0, 80), haproxyLog.looksLike(l)]).toEqual([l.slice(0, 80), false])
+    }
+    fc.assert(fc.property(fc.constantFrom(...lines), fc.nat(), fc.oneof(hostileString, fc.constantFrom('-', '', '"', 'status=', 'bytes=-1', '+', '<NOSRV>', '-1/-1/-1/-1/-1', '[', ']: ')), (line, at, token) => {
+      const words = line.split(' ')
+      words[at % words.length] = token
+      const text = words.join(' ')
+      for (const f of [herokuRouter, haproxyLog]) {
+        expect(typeof f.looksLike(text)).toBe('boolean')
+        expect(problem(f.parse(text), text)).toBeUndefined()
+      }
+      expect(problem(parseTextLine(text), text)).toBeUndefined()
+    }), settings(0x4e0, 600))
+  })
+
+  it('Cloudflare timestamps of any JSON type: a finite time, or none', () => {
+    fc.assert(fc.property(oddValue, (v) => {
+      const t = cloudflareTime(v)
+      if (t !== undefined) {
+        expect(Number.isNaN(new Date(t.time).getTime())).toBe(false)
+        expect([1, 1000]).toContain(t.resolutionMs)
+      }
+    }), settings(0xcf7, 600))
   })
 })

@@ -3,13 +3,18 @@ import {looksLikeAccessLine, parseAccessLine} from '../access-line'
 import {looksLikeNginxJson, parseNginxJson} from '../nginx-json'
 import {albLog, cloudfrontLog} from './aws'
 import {elbClassicLog, s3AccessLog} from './aws-legacy'
+import {azureFrontDoor} from './azure'
 import {caddyJson} from './caddy'
+import {cloudflareHttp} from './cloudflare'
 import {elasticFormat} from './elastic'
 import {envoyJson, envoyText} from './envoy'
+import {haproxyLog} from './haproxy'
+import {herokuRouter} from './heroku'
 import {squidLog} from './squid'
 import {w3cLog} from './w3c'
 import {gcpHttpLoadBalancer} from './gcp'
 import {traefikClf, traefikJson} from './traefik'
+import {vercelDrain} from './vercel'
 import type {ByteCount, JsonFormat, TextFormat} from './types'
 
 export type {ByteCount, JsonFormat, TextFormat} from './types'
@@ -45,9 +50,9 @@ export const elasticJson: JsonFormat = elasticFormat({
 })
 
 /** Every text format, nginx last: the others are told apart by their first characters or their tail. */
-export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, albLog, elbClassicLog, cloudfrontLog, w3cLog, s3AccessLog, squidLog, traefikClf, nginxText]
+export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, albLog, elbClassicLog, cloudfrontLog, w3cLog, s3AccessLog, squidLog, herokuRouter, haproxyLog, traefikClf, nginxText]
 /** Every JSON format after nginx's own (Datadog's are read in normalize/datadog). */
-export const JSON_FORMATS: readonly JsonFormat[] = [nginxJson, traefikJson, envoyJson, caddyJson, gcpHttpLoadBalancer, elasticJson]
+export const JSON_FORMATS: readonly JsonFormat[] = [nginxJson, traefikJson, envoyJson, caddyJson, gcpHttpLoadBalancer, cloudflareHttp, vercelDrain, azureFrontDoor, elasticJson]
 
 const LBRACK = 91
 
@@ -55,7 +60,9 @@ const LBRACK = 91
  * One text access line in whichever format it is. Formats are told apart cheaply: Envoy's starts
  * with `[`, ALB's with its request type and an ISO time, Classic ELB's with an ISO time and the
  * balancer's name, CloudFront's with a date and a tab, W3C/IIS's with a date and a space, S3's
- * with a 64-hex owner id, Squid's with an epoch time and an elapsed time; a line
+ * with a 64-hex owner id, Squid's with an epoch time and an elapsed time, the Heroku router's with
+ * an RFC 3339 time and `heroku[router]: ` (or a logplex frame), HAProxy's with `CLIENT:PORT [date]`
+ * after its syslog header; a line
  * nginx reads whose tail is Traefik's (`… 42 "router" "http://pod" 3ms`) is Traefik's.
  */
 export function parseTextLine(line: string): ParseOutcome {
@@ -86,6 +93,8 @@ export function textFormatOf(line: string): TextFormat {
   if (w3cLog.looksLike(line)) return w3cLog
   if (s3AccessLog.looksLike(line)) return s3AccessLog
   if (squidLog.looksLike(line)) return squidLog
+  if (herokuRouter.looksLike(line)) return herokuRouter
+  if (haproxyLog.looksLike(line)) return haproxyLog
   if (hasTraefikTail(line)) return traefikClf
   return nginxText
 }

@@ -10,6 +10,7 @@ import {cloudfrontWithFields} from '../../normalize/formats/aws'
 import {w3cWithFields} from '../../normalize/formats/w3c'
 import {elbClassicLog} from '../../normalize/formats/aws-legacy'
 import {envoyText} from '../../normalize/formats/envoy'
+import {looksLikeHeroku} from '../../normalize/formats/heroku'
 import type {TextFormat} from '../../normalize/formats/types'
 import {parseNginxJson} from '../../normalize/nginx-json'
 
@@ -152,11 +153,11 @@ export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineCo
 
 /**
  * A CRI record or a `kubectl logs --timestamps` line (an RFC 3339 time first), not a Classic ELB
- * line, which also starts with one.
+ * line or a `heroku logs` line (`TIME heroku[router]: …`), which also start with one.
  */
 export function criRecord(t: string): Wrapped | undefined {
   const cri = unwrapCri(t)
-  return cri && !elbClassicLog.looksLike(t) ? cri : undefined
+  return cri && !elbClassicLog.looksLike(t) && !looksLikeHeroku(t) ? cri : undefined
 }
 
 /**
