@@ -771,6 +771,25 @@ function scanTail(s: string, p: number, end: number): void {
   if (idEnd > p + 1 && !(idEnd === p + 2 && s.charCodeAt(p + 1) === DASH)) tailRequestId = s.slice(p + 1, idEnd)
 }
 
+/** One `$upstream_addr` entry: `ip:port`, `[v6]:port` or a unix socket. */
+const UPSTREAM_ADDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}|\[[0-9A-Fa-f:.]+\]:\d{1,5}|unix:\S+)$/
+
+/**
+ * The upstream that answered, when the line ends with one quoted `$upstream_addr` after the user
+ * agent, as nginx-proxy's `vhost` log format does (nginx.tmpl: `… "$http_user_agent"
+ * "$upstream_addr"`). Only addresses with a port are taken: a quoted `$http_x_forwarded_for` in
+ * the same place (the nginx image's `main` format) holds none, and nginx logs the upstream group's
+ * name (`"example.com"`) when no server of it could be tried.
+ */
+function quotedUpstream(s: string, p: number, end: number): string | undefined {
+  if (s.charCodeAt(p) !== SP || s.charCodeAt(p + 1) !== QUOTE || s.charCodeAt(end - 1) !== QUOTE || end - p > 512) return undefined
+  const value = s.slice(p + 2, end - 1)
+  if (value.indexOf('"') !== -1 || value === '-') return undefined
+  const items = listItems(value)
+  if (items.length === 0 || !items.every((x) => x === '-' || UPSTREAM_ADDR.test(x))) return undefined
+  return lastUpstream(value)
+}
+
 /** At most this many unquoted extra fields are read after the bytes. */
 const MAX_EXTRA = 8
 const SECONDS = /^\d+\.\d+$/
@@ -915,6 +934,8 @@ export function parseAccessLine(line: string): ParseOutcome {
       const ua = fieldText(line, p + 2, uaClose)
       if (ua !== '-') userAgent = ua
       scanTail(line, uaClose + 1, end)
+      // nginx-proxy's `vhost` format: `$host $remote_addr … "$http_user_agent" "$upstream_addr"`.
+      if (prefixHost !== undefined && tailUpstream === undefined) tailUpstream = quotedUpstream(line, uaClose + 1, end)
     }
   }
 

@@ -11,6 +11,7 @@ import {normalizeDatadog, parseTime, unwrapDatadog} from '../../src/normalize/da
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {elasticJson, JSON_FORMATS, parseJsonRecord, parseTextLine, TEXT_FORMATS} from '../../src/normalize/formats'
 import {cloudfrontWithFields} from '../../src/normalize/formats/aws'
+import {caddyConsole} from '../../src/normalize/formats/caddy'
 import {cloudflareTime} from '../../src/normalize/formats/cloudflare'
 import {haproxyLog} from '../../src/normalize/formats/haproxy'
 import {herokuRouter} from '../../src/normalize/formats/heroku'
@@ -19,7 +20,7 @@ import {parseGcsUsageRow} from '../../src/normalize/formats/gcs'
 import {w3cWithFields} from '../../src/normalize/formats/w3c'
 import {parseNginxJson} from '../../src/normalize/nginx-json'
 import {csvColumns, csvRowToLog} from '../../src/sources/file/csv'
-import {normalizeLine} from '../../src/sources/file/records'
+import {lineFormat, normalizeLine} from '../../src/sources/file/records'
 import {
   applyAll, asObject, fixtureLogs, formatSamples, hostileString, jsonMutation, mutateJsonAll, mutations, oddJson, outcomeProblem, settings,
 } from '../helpers/hostile'
@@ -281,6 +282,49 @@ describe('container wrappers, mutated', () => {
       expect(typeof w.line).toBe('string')
       expect(problem(parseTextLine(w.line), w.line)).toBeUndefined()
     }), settings(0xd0c, 600))
+  })
+})
+
+describe('log tools\' prefixes, mutated', () => {
+  const prefixes = fc.constantFrom(
+    (l: string) => `[pod/web-7d9f8c6b5-nk5kr/nginx] ${l}`,
+    (l: string) => `[pod/web-7d9f8c6b5-nk5kr/nginx] 2026-11-30T07:18:26.070123456Z ${l}`,
+    (l: string) => `web-1  | ${l}`,
+    (l: string) => `\u001b[36mweb-1  | \u001b[0m${l}`,
+    (l: string) => `nginx-proxy  | nginx.1    | ${l}`,
+    (l: string) => `07:18:26 web.1  | ${l}`,
+    (l: string) => `2026-11-30T07:18:26.070123456Z stdout F nginx.1    | ${l}`,
+    (l: string) => `2026-11-30 07:18:26.070000000 +0000 docker.3f2a1b9c: ${JSON.stringify({log: `${l}\n`, stream: 'stdout', time: '2026-11-30T07:18:26Z'})}`,
+    (l: string) => `2026-11-30 07:18:26 +0000 docker.3f2a1b9c: ${JSON.stringify({container_name: '/web-1', source: 'stdout', log: l})}`,
+    (l: string) => `my app | ${l}`,
+    (l: string) => `[web-1] ${l}`,
+  )
+
+  it('any line behind a prefix, the whole mutated: outcomes each well formed, with or without a context', () => {
+    fc.assert(fc.property(fc.constantFrom(...allLines), prefixes, mutations(), fc.boolean(), (line, p, ms, withContext) => {
+      const text = applyAll(p(line), ms)
+      const outs = normalizeLine(text, DEFAULT_NORMALIZE, withContext ? {} : undefined)
+      for (const out of outs) expect(problem(out, text)).toBeUndefined()
+      expect(typeof lineFormat(text)).not.toBe('object')
+    }), settings(0x9f1, 600))
+  })
+
+  it('prefixes stacked thousands deep, or a prefix line of half a megabyte: an outcome, never a throw or a deep recursion', () => {
+    fc.assert(fc.property(fc.constantFrom('web-1  | ', '[pod/a-0/c] ', 'nginx.1 | ', '[x] '), fc.integer({min: 1000, max: 50_000}), fc.constantFrom(...textLines.slice(0, 50)), (p, n, line) => {
+      const text = p.repeat(n) + line
+      for (const out of normalizeLine(text, DEFAULT_NORMALIZE, {})) expect(problem(out)).toBeUndefined()
+      expect(typeof lineFormat(text)).not.toBe('object')
+    }), settings(0x9f2, 40))
+  })
+
+  it('Caddy console lines with mutated heads and fields', () => {
+    const caddy = textLines.filter((l) => caddyConsole.looksLike(l))
+    expect(caddy.length).toBeGreaterThan(0)
+    fc.assert(fc.property(fc.constantFrom(...caddy), mutations(), (line, ms) => {
+      const text = applyAll(line, ms)
+      expect(typeof caddyConsole.looksLike(text)).toBe('boolean')
+      expect(problem(caddyConsole.parse(text), text)).toBeUndefined()
+    }), settings(0xcad, 600))
   })
 })
 

@@ -1,6 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
-import type {JsonFormat} from './types'
+import type {JsonFormat, TextFormat} from './types'
 import {isObject, reject, show} from '../text'
 
 /*
@@ -200,4 +200,88 @@ export const caddyJson: JsonFormat = {
   bytes: 'body',
   looksLike: looksLikeCaddyJson,
   parse: parseCaddyJson,
+}
+
+/*
+ * Caddy's console encoder: what `caddy run` prints on a terminal (logging.go
+ * newDefaultProductionLogEncoder: zap's console encoder, the time as `2006/01/02 15:04:05.000` in
+ * UTC, the level in capitals, coloured), and what `format console` writes (modules/logging/encoders.go:
+ * `wall_milli` and a coloured level by default; `time_format` may make the time `wall`, `wall_nano`,
+ * `iso8601`, `rfc3339`, a Unix number or `common_log`, `level_format` the level plain or lower case).
+ * zap's console encoder writes time, level, logger name and message separated by tabs, then the
+ * record's fields as one JSON object:
+ *
+ *   2020/05/26 20:44:49.126	INFO	http.log.access	handled request	{"request": {"method": "GET", …}, "size": 15129, "status": 200, …}
+ *
+ * The JSON object is the Caddy JSON record without level, ts, logger and msg: it is read by
+ * parseCaddyJson with those put back. A wall-clock time has no zone: Caddy writes it in UTC unless
+ * `time_local` is set, which no line shows.
+ */
+
+// zap's CapitalColorLevelEncoder wraps the level in an SGR colour code (ESC, built here: lint forbids it in a literal).
+const SGR = '(?:\\u001b\\[[0-9;]*m)?'
+const CONSOLE_LEVEL = new RegExp(`^${SGR}(?:DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL|debug|info|warn|error|dpanic|panic|fatal)${SGR}$`)
+const WALL = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d:\d\d:\d\d(?:\.\d{1,9})?)$/
+
+/** A console time as parseTs reads it: a wall clock in UTC as ISO, a Unix time as a number, others as written. */
+function consoleTime(t: string): string | number {
+  const wall = WALL.exec(t)
+  if (wall !== null) return `${wall[1]}-${wall[2]}-${wall[3]}T${wall[4]}Z`
+  return /^\d+(\.\d+)?$/.test(t) ? Number(t) : t
+}
+
+/** The tab-separated head of a console line (time, level, logger…) and where its JSON object starts (-1 when none). */
+function consoleFields(line: string): {head: string[]; json: number} | undefined {
+  const head: string[] = []
+  let start = 0
+  // time, level, logger, message: at most four fields before the JSON object.
+  while (head.length < 5) {
+    const tab = line.indexOf('\t', start)
+    if (tab < 0 || tab - start > 1024) {
+      head.push(line.slice(start, Math.min(line.length, start + 1024)))
+      return head.length >= 3 ? {head, json: -1} : undefined
+    }
+    head.push(line.slice(start, tab))
+    start = tab + 1
+    if (line.charCodeAt(start) === 123 && head.length >= 3) return {head, json: start}
+  }
+  return undefined
+}
+
+/** Cheap shape check: a time Caddy writes, a tab, a zap level, a tab, then a logger or message. */
+export function looksLikeCaddyConsole(line: string): boolean {
+  // Bounded: the time is short, and most lines read here (nginx's) have no tab at all.
+  const tab = line.slice(0, 41).indexOf('\t')
+  if (tab < 8) return false
+  const tab2 = line.indexOf('\t', tab + 1)
+  if (tab2 < 0 || tab2 - tab > 24 || !CONSOLE_LEVEL.test(line.slice(tab + 1, tab2))) return false
+  const t = consoleTime(line.slice(0, tab))
+  return parseTs(t) !== undefined
+}
+
+/** Parses one console line: the JSON object read as a Caddy JSON record. Never throws. */
+export function parseCaddyConsole(line: string): ParseOutcome {
+  const f = consoleFields(line)
+  if (f === undefined || !looksLikeCaddyConsole(line)) return reject('unparsed-message', 'not a Caddy console line: expected `TIME<tab>LEVEL<tab>LOGGER<tab>MESSAGE<tab>{…}`')
+  // With four head fields the third is the logger; with three, zap had no logger name to write.
+  const logger = f.head.length >= 4 ? f.head[2] : undefined
+  if (f.json < 0) return reject('unparsed-message', `not an access record (no JSON fields; logger ${show(logger ?? '')})`)
+  let fields: unknown
+  try {
+    fields = JSON.parse(line.slice(f.json))
+  } catch {
+    return reject('invalid-json', `the fields after the Caddy console head are not valid JSON (logger ${show(logger ?? '')})`)
+  }
+  if (!isObject(fields)) return reject('unparsed-message', 'the fields after the Caddy console head are not a JSON object')
+  const record: Record<string, unknown> = {...fields, ts: consoleTime(f.head[0] as string), msg: f.head[f.head.length - 1]}
+  if (logger !== undefined) record['logger'] = logger
+  return parseCaddyJson(record)
+}
+
+export const caddyConsole: TextFormat = {
+  id: 'caddy-console',
+  name: 'Caddy access log (console encoder: caddy run on a terminal, format console)',
+  bytes: 'body',
+  looksLike: looksLikeCaddyConsole,
+  parse: parseCaddyConsole,
 }

@@ -4,7 +4,7 @@ import {looksLikeNginxJson, parseNginxJson} from '../nginx-json'
 import {albLog, cloudfrontLog} from './aws'
 import {elbClassicLog, s3AccessLog} from './aws-legacy'
 import {azureFrontDoor} from './azure'
-import {caddyJson} from './caddy'
+import {caddyConsole, caddyJson} from './caddy'
 import {cloudflareHttp} from './cloudflare'
 import {elasticFormat} from './elastic'
 import {envoyJson, envoyText} from './envoy'
@@ -50,7 +50,7 @@ export const elasticJson: JsonFormat = elasticFormat({
 })
 
 /** Every text format, nginx last: the others are told apart by their first characters or their tail. */
-export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, albLog, elbClassicLog, cloudfrontLog, w3cLog, s3AccessLog, squidLog, herokuRouter, haproxyLog, traefikClf, nginxText]
+export const TEXT_FORMATS: readonly TextFormat[] = [envoyText, caddyConsole, albLog, elbClassicLog, cloudfrontLog, w3cLog, s3AccessLog, squidLog, herokuRouter, haproxyLog, traefikClf, nginxText]
 /** Every JSON format after nginx's own (Datadog's are read in normalize/datadog). */
 export const JSON_FORMATS: readonly JsonFormat[] = [nginxJson, traefikJson, envoyJson, caddyJson, gcpHttpLoadBalancer, cloudflareHttp, vercelDrain, azureFrontDoor, elasticJson]
 
@@ -58,7 +58,7 @@ const LBRACK = 91
 
 /**
  * One text access line in whichever format it is. Formats are told apart cheaply: Envoy's starts
- * with `[`, ALB's with its request type and an ISO time, Classic ELB's with an ISO time and the
+ * with `[`, Caddy's console lines with a time, a tab and a level, ALB's with its request type and an ISO time, Classic ELB's with an ISO time and the
  * balancer's name, CloudFront's with a date and a tab, W3C/IIS's with a date and a space, S3's
  * with a 64-hex owner id, Squid's with an epoch time and an elapsed time, the Heroku router's with
  * an RFC 3339 time and `heroku[router]: ` (or a logplex frame), HAProxy's with `CLIENT:PORT [date]`
@@ -86,6 +86,7 @@ export function marked<T>(f: {bytes: ByteCount; parse(x: T): ParseOutcome}, x: T
 export function textFormatOf(line: string): TextFormat {
   const c = line.charCodeAt(0)
   if (c === LBRACK || line.startsWith('ACCESS [')) return envoyText.looksLike(line) ? envoyText : nginxText
+  if (caddyConsole.looksLike(line)) return caddyConsole
   if (albLog.looksLike(line)) return albLog
   if (elbClassicLog.looksLike(line)) return elbClassicLog
   if (line.startsWith('#')) return w3cLog.looksLike(line) && !/\bx-edge-/.test(line) ? w3cLog : cloudfrontLog.looksLike(line) ? cloudfrontLog : nginxText

@@ -17,7 +17,7 @@ import {readHead} from './head'
 import {CsvRecords, type Verdict} from './csv-records'
 import {StringDecoder} from 'node:string_decoder'
 import {isObject} from '../../normalize/text'
-import {criRecord, isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, recordsOf, unfinishedParts} from './records'
+import {criRecord, isBinary, type LineContext, lineFormat, normalizeObject, NOT_JSON, parseJson, peelPrefix, recordsOf, unfinishedParts} from './records'
 import {type ParallelReading, parallelLineBatches, streamedLineBatches} from '../parallel/parallel-lines'
 
 export type FileFormat = 'lines' | 'json-documents' | 'csv'
@@ -33,6 +33,7 @@ export const ACCEPTED_FORMATS = [
   'Datadog events whose message holds a raw access line',
   ...[...TEXT_FORMATS, ...JSON_FORMATS, GCS_USAGE].map((f) => f.name),
   'any of these lines in Docker json-file records or CRI container logs (/var/log/containers, kubectl logs --timestamps)',
+  'any of these lines behind kubectl logs --prefix, docker compose logs / foreman / forego / honcho prefixes, or in fluentd stdout output',
 ]
 
 /**
@@ -257,6 +258,9 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   const first = nonEmpty[0]?.text.replace(/^\uFEFF/, '').trim()
   if (first === undefined) return undefined
   if (looksLikeCsvHeader(first) || isGcsUsageHeader(csvCells(first))) return 'csv'
+  // A log tool's prefix (`[pod/web-…/nginx] `, `web-1  | `, fluentd's `<time> <tag>: {`) makes a line
+  // file whatever its first line holds (a container's start-up notices come before its traffic).
+  if (!isBinary(first) && peelPrefix(first) !== undefined) return 'lines'
   // Envoy's lines start with `[time]`: text, though the first character opens a JSON array.
   if (first.startsWith('[') && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'
   const json = first.startsWith('{') || first.startsWith('[')
@@ -304,10 +308,15 @@ function asDocuments(head: readonly Line[]): {records: number; garbage: boolean}
 }
 
 /** A text line in one of the access-log formats, bare or in a container wrapper (CRI, kubectl --timestamps). */
-function looksLikeRecordLine(text: string): boolean {
+function looksLikeRecordLine(text: string, depth = 0): boolean {
+  // Two prefixes at most (compose around forego): `a | a | a | …` is no deeper a record.
+  const p = depth < 2 ? peelPrefix(text) : undefined
+  if (p !== undefined) return !('rejected' in p) && (p.line === undefined || looksLikeRecordLine(p.line.trim(), depth + 1))
   const cri = criRecord(text)
   const line = cri ? cri.line.trim() : text
   if (cri && line.startsWith('{')) return parsesAsRecords(line)
+  // A prefixed line inside a CRI record (`docker logs` of nginx-proxy, kept by the runtime).
+  if (cri && depth < 2 && peelPrefix(line) !== undefined) return looksLikeRecordLine(line, depth + 1)
   return looksLikeAccessLine(line) || textFormatOf(line) !== nginxText
 }
 

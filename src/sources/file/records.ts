@@ -3,6 +3,7 @@ import {snippet} from '../../normalize/text'
 import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
+import {type Prefixed, unknownPrefix, unwrapCompose, unwrapFluentd, unwrapKubectl} from '../../normalize/formats/prefixes'
 import {hasTraefikTail, jsonFormatOf, marked, nginxText, parseJsonRecord, textFormatOf} from '../../normalize/formats'
 import {traefikClf} from '../../normalize/formats/traefik'
 import {looksLikeAccessLine} from '../../normalize/access-line'
@@ -89,8 +90,15 @@ function nginxKeys(value: Record<string, unknown>): number {
  * The record format of one line, as a file's format is named (`nginx`, `traefik-clf`,
  * `datadog`, `cri/nginx`, `docker/nginx-json`), or undefined when it is in none.
  */
-export function lineFormat(text: string): string | undefined {
+export function lineFormat(text: string, depth = 0): string | undefined {
   const t = text.trim()
+  // Two prefixes at most (compose around forego), then the line.
+  const p = depth < 2 ? peelPrefix(t) : undefined
+  if (p !== undefined) {
+    if ('rejected' in p) return undefined
+    const inner = p.line === undefined ? (p.record && jsonFormatOf(p.record)?.id) : lineFormat(p.line, depth + 1)
+    return inner === undefined ? undefined : `${p.kind}/${inner}`
+  }
   if (t.startsWith('{') || (t.startsWith('[') && !envoyText.looksLike(t))) {
     const value = parseJson(t)
     if (value === NOT_JSON) return undefined
@@ -130,6 +138,10 @@ export interface LineContext {
 /** One text line: JSON (NDJSON, a one-line page), a raw access line, or one in a container record. */
 export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineContext): ParseOutcome[] {
   const first = firstNonSpace(text)
+  if (first !== '{') {
+    const p = prefixedRecord(text.trim(), opts, ctx)
+    if (p !== undefined) return [p]
+  }
   // `[` also opens an Envoy line (`[2026-11-30T07:18:26.070Z] "GET …`).
   if (first === '{' || (first === '[' && !envoyText.looksLike(text.trim()))) {
     let value: unknown
@@ -228,6 +240,11 @@ function wrappedRecord(line: string, opts: NormalizeOptions, ctx?: LineContext):
   const inner = line.trim()
   if (inner === '') return {ok: false, reason: 'unparsed-message', detail: 'an empty line in a container log record'}
   const first = inner.charCodeAt(0)
+  if (first !== 123) {
+    // `docker logs nginx-proxy` holds forego's `nginx.1    | …` lines: a prefix inside a wrapper.
+    const p = prefixedRecord(inner, opts, ctx)
+    if (p !== undefined) return p
+  }
   if (first === 123) {
     let value: unknown
     try {
@@ -241,6 +258,79 @@ function wrappedRecord(line: string, opts: NormalizeOptions, ctx?: LineContext):
   }
   if (isBinary(inner)) return {ok: false, reason: 'binary', detail: 'binary data'}
   const out = textLine(inner, ctx)
+  return out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out
+}
+
+/** What a line's known prefix held (kubectl, compose/foreman/forego/honcho, fluentd), or undefined. */
+export function peelPrefix(t: string): Prefixed | {rejected: string} | undefined {
+  const c = t.charCodeAt(0)
+  if (c === 91) return unwrapKubectl(t)
+  if (c >= 48 && c <= 57) {
+    const f = unwrapFluentd(t)
+    if (f !== undefined) return f
+  }
+  return unwrapCompose(t)
+}
+
+/** Whether a line after a prefix reads as a record of some format (not an error log, not a notice). */
+function readsAsRecord(line: string): boolean {
+  if (line.startsWith('{')) return parseJson(line) !== NOT_JSON
+  const cri = criRecord(line)
+  const t = cri ? cri.line.trim() : line
+  return looksLikeAccessLine(t) || textFormatOf(t) !== nginxText
+}
+
+/**
+ * A line behind a log tool's prefix, read as the line itself is, its event named after the
+ * prefix's pod, service or process where the line names no app; undefined when the line has no
+ * prefix. A prefix skewscan does not know, before a line that reads as an access line, is
+ * rejected naming it: never read as part of the line (a `$host` or a client).
+ */
+function prefixedRecord(t: string, opts: NormalizeOptions, ctx: LineContext | undefined, depth = 0): ParseOutcome | undefined {
+  const p = peelPrefix(t)
+  if (p === undefined) {
+    if (depth > 0 || (t.charCodeAt(0) !== 91 && t.slice(0, 200).indexOf(' | ') < 0) || (t.charCodeAt(0) === 91 && envoyText.looksLike(t))) return undefined
+    // A container runtime's wrapper is no unknown prefix (the line inside it is looked at in turn),
+    // and a line another format claims keeps its own reading.
+    if (criRecord(t) !== undefined || textFormatOf(t) !== nginxText) return undefined
+    const unknown = unknownPrefix(t, readsAsRecord)
+    return unknown === undefined ? undefined : {ok: false, reason: 'unknown-format', detail: `an unknown prefix ${snippet(unknown)} before the line`}
+  }
+  if ('rejected' in p) return {ok: false, reason: 'unknown-format', detail: p.rejected}
+  const out = p.line === undefined ? oneObject(p.record, opts) : afterPrefix(p, p.line.trim(), opts, ctx, depth)
+  if (out.ok && p.service !== undefined && out.event.service === undefined) out.event.service = p.service
+  return out
+}
+
+/** The line after a prefix: another prefix (compose around forego), a runtime time (`--timestamps`), then the record. */
+function afterPrefix(p: Prefixed, line: string, opts: NormalizeOptions, ctx: LineContext | undefined, depth: number): ParseOutcome {
+  if (line === '') return {ok: false, reason: 'unparsed-message', detail: `an empty line after a ${p.kind} prefix`}
+  if (p.kind === 'compose' && depth === 0) {
+    const inner = unwrapCompose(line)
+    if (inner !== undefined) {
+      const out = prefixedRecord(line, opts, ctx, depth + 1)
+      // The outer name (the container) names the app better than the process inside it (`nginx.1`).
+      if (out?.ok && p.service !== undefined) out.event.service = p.service
+      if (out !== undefined) return out
+    }
+  }
+  let text = line
+  const cri = criRecord(line)
+  if (cri) {
+    if (cri.partial) return {ok: false, reason: 'unparsed-message', detail: `a part of a split line after a ${p.kind} prefix`}
+    text = cri.line.trim()
+    if (text === '') return {ok: false, reason: 'unparsed-message', detail: `an empty line after a ${p.kind} prefix`}
+  }
+  if (text.charCodeAt(0) === 123) {
+    const value = parseJson(text)
+    if (value === NOT_JSON) return {ok: false, reason: 'invalid-json', detail: `the line after a ${p.kind} prefix is not valid JSON`}
+    // fluentd tailing a Docker json-file: its `message` or `log` is the runtime's record.
+    const docker = isRecord(value) ? unwrapDocker(value) : undefined
+    if (docker !== undefined && p.kind === 'fluentd' && !docker.partial) return wrappedRecord(docker.line, opts, ctx)
+    return oneObject(value, opts)
+  }
+  if (isBinary(text)) return {ok: false, reason: 'binary', detail: 'binary data'}
+  const out = textLine(text, ctx)
   return out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out
 }
 

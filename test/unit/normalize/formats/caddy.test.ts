@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
 import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {jsonFormatOf} from '../../../../src/normalize/formats'
-import {caddyJson} from '../../../../src/normalize/formats/caddy'
+import {caddyConsole, caddyJson} from '../../../../src/normalize/formats/caddy'
 import {traefikJson} from '../../../../src/normalize/formats/traefik'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toCaddyJson} from '../../../../scripts/captures/formats/caddy'
@@ -25,6 +25,8 @@ const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
 
 function parseSample(line: string): ParseOutcome {
+  // A console-encoder sample (caddy-pr-3454-console.log) is text: its JSON part is read as Caddy JSON.
+  if (caddyConsole.looksLike(line)) return caddyConsole.parse(line)
   const obj = objectOf(line)
   return obj === undefined ? {ok: false, reason: 'invalid-json'} : caddyJson.parse(obj)
 }
