@@ -482,7 +482,7 @@ export interface DuplicateExample {
 
 /**
  * What a copy shared with its original, as said in its skip: the Datadog event id, or the request id
- * with the time, path, status, bytes, client and pod (copyKey's parts). Log text: bounded.
+ * with the time, path, status, bytes, client, pod and app it was logged with (copyKey's parts). Log text: bounded.
  */
 function matchedOf(e: AccessEvent, first: RecordLocation): string {
   const at = `${first.file === e.location.file ? 'line' : `${first.file.slice(-30)} line`} ${first.line}`
@@ -490,11 +490,13 @@ function matchedOf(e: AccessEvent, first: RecordLocation): string {
   // eslint-disable-next-line no-control-regex
   const clean = (s: string): string => s.replace(/[\u0000-\u001f\u007f]/g, '?')
   if (e.id !== undefined) return clean(`same event id as ${at}: ${cut(e.id, 60)}`)
-  // Copies share their time (they are looked for among events of one time): its clock time says it.
-  const parts = [`request id ${cut(e.requestId ?? '', 16)}`, `time ${new Date(e.time).toISOString().slice(11, 23)}`, `path ${cut(e.path, 16)}`, `status ${e.status}`, `bytes ${e.bytes}`]
-  if (e.clientIp !== '') parts.push(`client ${cut(e.clientIp, 16)}`)
-  if (e.upstream !== undefined) parts.push(`pod ${cut(e.upstream, 21)}`)
-  return clean(cut(`same as ${at}: ${parts.join(', ')}`, 120))
+  // Named rather than shown: the values are in the line, and a list of them would not fit a detail.
+  const parts = ['request id', 'time', 'path', 'status', 'bytes']
+  if (e.clientIp !== '') parts.push('client')
+  if (e.upstream !== undefined) parts.push('pod')
+  if (e.upstreamName !== undefined || e.vhost !== undefined) parts.push('app')
+  const names = `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] ?? ''}`
+  return clean(cut(`same ${names} as ${at} (request id ${cut(e.requestId ?? '', 20)})`, 120))
 }
 
 function copyKey(e: AccessEvent): string | undefined {

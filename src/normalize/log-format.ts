@@ -64,8 +64,16 @@ const SHAPES: Record<string, RegExp> = {
   msec: /\d+\.\d+/y,
   remote_addr: /[0-9A-Fa-f.:]+|-/y,
 }
+/**
+ * The upstream variables: one value per upstream tried, `, ` between them and ` : ` across internal
+ * redirects (`10.1.0.3:8080, 10.1.0.4:8080 : 10.1.0.5:8080`), so an unquoted list holds spaces.
+ */
+const UPSTREAM_LIST = /[^\s,]+(?:(?:, | : )[^\s,]+)*/y
+for (const name of ['upstream_addr', 'upstream_status', 'upstream_response_time', 'upstream_response_length', 'upstream_connect_time', 'upstream_header_time',
+  'upstream_bytes_sent', 'upstream_bytes_received', 'upstream_cache_status']) SHAPES[name] = UPSTREAM_LIST
 /** Values with spaces: read by shape even when text follows them (unless quoted). */
-const SPACED = new Set(['time_local', 'request'])
+const SPACED = new Set(['time_local', 'request', 'upstream_addr', 'upstream_status', 'upstream_response_time', 'upstream_response_length', 'upstream_connect_time',
+  'upstream_header_time', 'upstream_bytes_sent', 'upstream_bytes_received'])
 
 const cache = new Map<string, LogFormat>()
 

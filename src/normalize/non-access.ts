@@ -18,7 +18,7 @@ const KINDS: [RegExp, string][] = [
   // -------------------------------------------------------------------------------
   // NGINX Ingress controller
   //   Release:       v1.9.4
-  [/^(-{20,}|NGINX Ingress controller|\s+(Release|Build|Repository|nginx version):\s+\S)\s*$/, 'the ingress-nginx controller\'s start-up banner'],
+  [/^(-{20,}|NGINX Ingress controller|\s+(Release|Build|Repository|nginx version):\s+\S+)\s*$/, 'the ingress-nginx controller\'s start-up banner'],
   // [Mon Dec 01 12:00:00.123456 2026] [core:error] [pid 12] … (Apache's error log)
   [/^\[(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} \d{2} [\d:.]+ \d{4}\] \[[\w:]+\] /, 'an Apache error log line'],
 ]
