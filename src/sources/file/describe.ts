@@ -1,3 +1,4 @@
+import {compileLogFormat, matchesLine} from '../../normalize/log-format'
 import {nonAccessKind} from '../../normalize/non-access'
 import {criRecord, NOT_JSON, parseJson, recordsOf} from './records'
 
@@ -55,6 +56,9 @@ function leafPaths(obj: Record<string, unknown>): string[] {
 /** The last key of a dotted path, unquoted, in lower case. */
 const lastKey = (path: string): string => (path.match(/(?:"[^"]*"|[^.])+$/)?.[0] ?? path).replaceAll('"', '').toLowerCase()
 
+/** A key without its separators: `content.length`, `content-length` and `content_length` are one name. */
+const squash = (k: string): string => k.replace(/[-_. ]/g, '')
+
 /** Lines describing a JSON object no format read. */
 function describeObject(obj: Record<string, unknown>): string[] {
   const keys = Object.keys(obj)
@@ -69,7 +73,7 @@ function describeObject(obj: Record<string, unknown>): string[] {
   }
   if (best) out.push(`Nearest known format: ${best[0]} (keys in common: ${best[1].slice(0, 6).join(', ')}), but too few of its keys to read it.`)
   const mapping = FIELD_NAMES.map(([field, names]) => {
-    const path = paths.find((p) => names.includes(lastKey(p)))
+    const path = paths.find((p) => names.includes(lastKey(p)) || names.some((n) => squash(n) === squash(lastKey(p))))
     return path === undefined ? (field === 'method' ? undefined : `${field}=?`) : `${field}=${printable(path, 40)}`
   }).filter((x): x is string => x !== undefined)
   out.push(`To read it, map its fields${mapping.some((m) => m.endsWith('=?')) ? ' (each ? still to find)' : ''}: ${mapping.map((m) => `--field ${m}`).join(' ')}` +
@@ -80,7 +84,7 @@ function describeObject(obj: Record<string, unknown>): string[] {
 /** A text line's first tokens: quoted and bracketed runs kept whole. */
 function tokens(line: string, max: number): string[] {
   const out: string[] = []
-  const re = /"(?:[^"\\]|\\.)*"|\[[^\]]*\]|\S+/g
+  const re = /[^\s"[]*"(?:[^"\\]|\\.)*"|\[[^\]]*\]|\S+/g
   for (let m = re.exec(line); m && out.length < max; m = re.exec(line)) out.push(m[0])
   return out
 }
@@ -142,8 +146,16 @@ function describeText(line: string): string[] {
   }
   const guess = guessLogFormat(toks)
   if (guess !== undefined) {
+    // Said as a guess, and whether it reads the line: the log_format in nginx.conf is what to give.
+    let reads = false
+    try {
+      const f = compileLogFormat(guess)
+      reads = f.kind === 'text' && matchesLine(f, text)
+    } catch {
+      reads = false
+    }
     out.push('Nearest known format: nginx combined (an address, [time], "request", status, bytes), with fields in other places or more of them.')
-    out.push(`To read it, give the log_format from nginx.conf: --log-format '<log_format …>', e.g. starting from this guess: --log-format '${printable(guess, 300)}'`)
+    out.push(`To read it, give the log_format from nginx.conf: --log-format '<log_format …>'; a guess to start from${reads ? ' (it reads this line)' : ''}: --log-format '${printable(guess, 300)}'`)
   } else {
     out.push('No request ("GET /path HTTP/1.1") and status found in it. If nginx wrote it, give its log_format: --log-format \'…\' (see skewscan analyze --help).')
   }

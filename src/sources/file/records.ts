@@ -13,7 +13,7 @@ import {envoyText} from '../../normalize/formats/envoy'
 import type {TextFormat} from '../../normalize/formats/types'
 import {parseNginxJson} from '../../normalize/nginx-json'
 import {nonAccess} from '../../normalize/non-access'
-import {LOG_FORMAT_ID, parseUserJson, parseUserLine, userJsonFormatId, userLineMatches} from '../../normalize/user-formats'
+import {LOG_FORMAT_ID, parseUserJson, parseUserLine, userJsonFormatId, userTextFormat} from '../../normalize/user-formats'
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -100,7 +100,8 @@ export function lineFormat(text: string, opts?: NormalizeOptions): string | unde
     const inner = lineFormat(cri.line, opts)
     return inner === undefined ? undefined : `cri/${inner}`
   }
-  if (userLineMatches(t, opts)) return LOG_FORMAT_ID
+  // With --log-format every text line is read by it: the file is in that format, its lines matching or not.
+  if (userTextFormat(opts) !== undefined) return LOG_FORMAT_ID
   const f = textFormatOf(t)
   return f !== nginxText || looksLikeAccessLine(t) ? f.id : undefined
 }

@@ -145,7 +145,7 @@ describe('what an unreadable file looked like', () => {
   it('text: its first tokens, and an nginx log_format to start from', () => {
     const lines = describeUnreadable(['12.1.1.1 - - [31/Mar/2016:03:10:51 +0530] "GET /api/x HTTP/1.1" example.com 404 39 "-" "-" 0.003'])
     expect(lines[0]).toMatch(/^Its first line begins: 12.1.1.1 - - \[31\/Mar/)
-    expect(lines[2]).toContain(`--log-format '$remote_addr - $remote_user [$time_local] "$request" $field6 $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time'`)
+    expect(lines[2]).toContain(`(it reads this line): --log-format '$remote_addr - $remote_user [$time_local] "$request" $field6 $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time'`)
     expect(describeUnreadable(['2021/12/01 13:53:33 [error] 31#31: *46 open() failed'])[1]).toMatch(/^That is an nginx error log line, no access log/)
   })
 })
