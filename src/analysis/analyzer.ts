@@ -1,4 +1,4 @@
-import type {AccessEvent, RecordLocation} from '../model/access-event'
+import type {AccessEvent} from '../model/access-event'
 import type {DeclaredDeploy} from '../model/deploy'
 import type {FailureRecord} from '../model/report'
 import {attributeApp} from './attribute'

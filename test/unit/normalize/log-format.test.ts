@@ -56,6 +56,7 @@ describe('--log-format: lines read with nginx variable names', () => {
     const detail = (out as {detail: string}).detail
     expect(detail).toMatch(/^--log-format: expected `" "` after \$http_referer at column 70; found /)
     expect(detail.length).toBeLessThanOrEqual(120)
+    // eslint-disable-next-line no-control-regex
     expect(detail).not.toMatch(/[\u0000-\u001f]/)
     expect(parseLogFormatLine(text(COMBINED), '10.0.0.1 - -')).toMatchObject({reason: 'log-format-mismatch', detail: '--log-format: expected ` [` after $remote_user at column 12; found "-"'})
     expect(parseLogFormatLine(text(COMBINED), '10.0.0.1 - - [')).toMatchObject({detail: expect.stringContaining('; the line ends')})
