@@ -1,9 +1,9 @@
-import type {AccessEvent, RecordLocation} from '../model/access-event'
+import type {AccessEvent} from '../model/access-event'
 import type {DeclaredDeploy} from '../model/deploy'
 import type {FailureRecord} from '../model/report'
 import {attributeApp} from './attribute'
 import {applyCensus, type PageCensus} from './census'
-import {Detector} from './detect'
+import {Detector, type DuplicateExample} from './detect'
 import {type AppIdentity, fuseRollouts, inferDeploys, matchApp, type ResolvedDeploy, resolveRollout, type Rollout} from './deploys'
 import type {AppState} from './apps'
 import type {PageLoad} from './sessions'
@@ -50,7 +50,7 @@ export class Analyzer {
     return this.detector.duplicates
   }
 
-  get duplicateExamples(): readonly RecordLocation[] {
+  get duplicateExamples(): readonly DuplicateExample[] {
     return this.detector.duplicateExamples
   }
 

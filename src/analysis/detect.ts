@@ -33,7 +33,7 @@ export class Detector {
   readonly traffic: TrafficHistogram | undefined
   duplicates = 0
   /** Where the first few dropped duplicates were, for the skipped-records summary. */
-  readonly duplicateExamples: RecordLocation[] = []
+  readonly duplicateExamples: DuplicateExample[] = []
   first: number | undefined
   last: number | undefined
 
@@ -203,8 +203,9 @@ export class Detector {
     const copies = new Copies()
     for (const i of order) {
       const e = q[from + i] as AccessEvent
-      if (copies.seen(e)) {
-        if (this.duplicates++ < 3) this.duplicateExamples.push(e.location)
+      const original = copies.seen(e)
+      if (original !== undefined) {
+        if (this.duplicates++ < 3) this.duplicateExamples.push({location: e.location, matched: matchedOf(e, original)})
         release(e)
         continue
       }
@@ -459,17 +460,43 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
  */
 /** The events of one timestamp seen so far, by copyKey: which one is a copy of one seen before. */
 class Copies {
-  private keys: Set<string> | undefined
+  private keys: Map<string, RecordLocation> | undefined
 
-  /** True for a copy of an event seen before; an event seen for the first time is remembered. */
-  seen(e: AccessEvent): boolean {
+  /** Where the event was first read, for a copy of an event seen before; an event seen for the first time is remembered. */
+  seen(e: AccessEvent): RecordLocation | undefined {
     const key = copyKey(e)
-    if (key === undefined) return false
-    this.keys ??= new Set()
-    if (this.keys.has(key)) return true
-    this.keys.add(key)
-    return false
+    if (key === undefined) return undefined
+    this.keys ??= new Map()
+    const first = this.keys.get(key)
+    if (first !== undefined) return first
+    this.keys.set(key, e.location)
+    return undefined
   }
+}
+
+/** A dropped copy: where it was, and what it shared with the record read before (for the skip's detail). */
+export interface DuplicateExample {
+  location: RecordLocation
+  matched: string
+}
+
+/**
+ * What a copy shared with its original, as said in its skip: the Datadog event id, or the request id
+ * with the time, path, status, bytes, client, pod and app it was logged with (copyKey's parts). Log text: bounded.
+ */
+function matchedOf(e: AccessEvent, first: RecordLocation): string {
+  const at = `${first.file === e.location.file ? 'line' : `${first.file.slice(-30)} line`} ${first.line}`
+  const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+  // eslint-disable-next-line no-control-regex
+  const clean = (s: string): string => s.replace(/[\u0000-\u001f\u007f]/g, '?')
+  if (e.id !== undefined) return clean(`same event id as ${at}: ${cut(e.id, 60)}`)
+  // Named rather than shown: the values are in the line, and a list of them would not fit a detail.
+  const parts = ['request id', 'time', 'path', 'status', 'bytes']
+  if (e.clientIp !== '') parts.push('client')
+  if (e.upstream !== undefined) parts.push('pod')
+  if (e.upstreamName !== undefined || e.vhost !== undefined) parts.push('app')
+  const names = `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] ?? ''}`
+  return clean(cut(`same ${names} as ${at} (request id ${cut(e.requestId ?? '', 20)})`, 120))
 }
 
 function copyKey(e: AccessEvent): string | undefined {

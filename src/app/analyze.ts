@@ -108,7 +108,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     if (req.onFailure) for (const f of collected) req.onFailure(f)
     const skipped = new Skipped()
     for (const s of skippedBySource) skipped.addAll(s)
-    for (const location of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: 'the same event id was read before'})
+    for (const {location, matched} of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: matched})
     skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
     const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
     if (req.datadogSummary) input.datadog = req.datadogSummary()
@@ -173,7 +173,7 @@ function inputSummary(stats: SourceStats[], skipped: Skipped, a: Analyzer): Anal
   const records = stats.reduce((n, s) => n + s.records, 0)
   return {
     records, used: records - skipped.total,
-    skipped: {total: skipped.total, byReason: skipped.byReason, examples: skipped.examples},
+    skipped: {total: skipped.total, byReason: skipped.byReason, examples: skipped.examples, notAccess: skipped.byReason['not-access-line'] ?? 0},
     first: a.first === undefined ? null : new Date(a.first).toISOString(),
     last: a.last === undefined ? null : new Date(a.last).toISOString(),
     sources: stats.map((s) => ({...s})),

@@ -1,5 +1,6 @@
 import {DEFAULT_ASSET_PATTERNS, type AnalysisOptions, type AppSource} from '../analysis/options'
 import type {NormalizeOptions} from '../normalize/fields'
+import {LogFormatError, logFormatOf} from '../normalize/log-format'
 import {ConfigError, parseAssetPatterns, parseDuration, parseFields, parseSessionKey} from './parse'
 
 /** The analyze flags as oclif parsed them. */
@@ -14,6 +15,7 @@ export interface AnalyzeFlags {
   lookahead: string
   'reorder-window': string
   field?: string[]
+  'log-format'?: string
   'session-key': string
   'lazy-gap': string
   'app-key': string
@@ -52,8 +54,19 @@ export function analyzeSettings(f: AnalyzeFlags): AnalyzeSettings {
 }
 
 /** How records are read (`--field`, `--app-key`, `--session-key`): shared by analyze and parse. */
-export function normalizeSettings(f: Pick<AnalyzeFlags, 'field' | 'app-key' | 'session-key'>): NormalizeOptions {
-  return {fields: {...parseFields(f.field ?? []), ...appField(f['app-key'])}, sessionKey: parseSessionKey(f['session-key'])}
+export function normalizeSettings(f: Pick<AnalyzeFlags, 'field' | 'app-key' | 'session-key' | 'log-format'>): NormalizeOptions {
+  const out: NormalizeOptions = {fields: {...parseFields(f.field ?? []), ...appField(f['app-key'])}, sessionKey: parseSessionKey(f['session-key'])}
+  const logFormat = f['log-format']
+  if (logFormat !== undefined) {
+    try {
+      logFormatOf(logFormat)
+    } catch (error: unknown) {
+      if (error instanceof LogFormatError) throw new ConfigError(`--log-format: ${error.message} (paste the log_format directive from nginx.conf, its quoted pieces, or the bare format)`)
+      throw error
+    }
+    out.logFormat = logFormat
+  }
+  return out
 }
 
 /** What `--app-key` names other than an attribute. */

@@ -1,4 +1,4 @@
-import {MAPPABLE_FIELDS, type MappableField, type SessionKeySpec} from '../normalize/fields'
+import {CORE_FIELDS, type CoreField, MAPPABLE_FIELDS, type MappableField, type SessionKeySpec, validPath} from '../normalize/fields'
 
 /** A configuration value that is not valid; the message names the flag and what is accepted. */
 export class ConfigError extends Error {
@@ -26,16 +26,29 @@ export function parseDuration(flag: string, value: string): number {
 }
 
 /** `--field NAME=PATH` entries into a field map. */
-export function parseFields(entries: readonly string[]): Partial<Record<MappableField, string>> {
-  const out: Partial<Record<MappableField, string>> = {}
+export function parseFields(entries: readonly string[]): Partial<Record<MappableField | CoreField, string>> {
+  const out: Partial<Record<MappableField | CoreField, string>> = {}
+  const names: readonly string[] = [...CORE_FIELDS, ...MAPPABLE_FIELDS]
   for (const e of entries) {
     const eq = e.indexOf('=')
     const name = eq === -1 ? e : e.slice(0, eq)
     const path = eq === -1 ? '' : e.slice(eq + 1).trim()
-    if (!(MAPPABLE_FIELDS as readonly string[]).includes(name) || path === '') {
-      throw new ConfigError(`--field: "${e}" must be NAME=PATH with NAME one of ${MAPPABLE_FIELDS.join(', ')} (e.g. session=@http.cookies.INGRESSCOOKIE, version=tag:version)`)
+    if (!names.includes(name) || path === '') {
+      throw new ConfigError(`--field: "${e}" must be NAME=PATH with NAME one of ${names.join(', ')} (e.g. path=req.uri, status=res.code, session=@http.cookies.INGRESSCOOKIE, version=tag:version)`)
     }
-    out[name as MappableField] = path
+    if (!validPath(path)) throw new ConfigError(`--field ${e}: "${path}" is no path: keys joined by dots, a key that holds dots in double quotes (req."x.y")`)
+    out[name as MappableField | CoreField] = path
+  }
+  const core = CORE_FIELDS.filter((f) => out[f] !== undefined)
+  if (core.length > 0) {
+    if (out.bytes !== undefined && out.responseBytes !== undefined) {
+      throw new ConfigError('--field: map bytes (the body length) or responseBytes (headers counted), not both: a log counts its bytes one way')
+    }
+    const missing: string[] = (['path', 'status', 'time'] as const).filter((f) => out[f] === undefined)
+    if (out.bytes === undefined && out.responseBytes === undefined) missing.push('bytes')
+    if (missing.length > 0) {
+      throw new ConfigError(`--field: a JSON log read by mapping needs path, status, time and bytes (or responseBytes); ${missing.join(', ')} not mapped (given: ${core.join(', ')})`)
+    }
   }
   return out
 }

@@ -22,6 +22,10 @@ export type RejectReason =
   | 'duplicate'
   | 'header-line'
   | 'truncated-input'
+  /** A line `--log-format` does not match. */
+  | 'log-format-mismatch'
+  /** A line that is no request (an error log line, a controller notice): not traffic, never counted as skipped traffic. */
+  | 'not-access-line'
 
 export interface Rejection {
   reason: RejectReason

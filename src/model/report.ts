@@ -33,7 +33,12 @@ export interface SkippedLocation {
 export interface InputSummary {
   records: number
   used: number
-  skipped: {total: number; byReason: Record<string, number>; examples: SkippedLocation[]}
+  /**
+   * Records not used, by reason. `notAccess`: those of them that were no request at all (an error
+   * log line, a controller notice: reason `not-access-line`), never counted as skipped traffic
+   * (`--fail-on skipped`); set by every run that reads inputs.
+   */
+  skipped: {total: number; byReason: Record<string, number>; examples: SkippedLocation[]; notAccess?: number}
   first: string | null
   last: string | null
   sources: {file: string; format: string; records: number; skipped: number}[]

@@ -5,6 +5,13 @@ import {detach} from '../util/detach'
 /** Event fields a user may map to a custom attribute with `--field NAME=PATH`. */
 export const MAPPABLE_FIELDS = ['session', 'userId', 'version', 'upstream', 'upstreamName', 'vhost', 'app', 'contentType', 'requestId', 'clientIp', 'userAgent', 'referer', 'service', 'host'] as const
 export type MappableField = (typeof MAPPABLE_FIELDS)[number]
+/**
+ * The fields every access event has, mappable too (`--field path=req.uri`): a JSON log no known format
+ * claims is read with them (normalize/mapped-json). `bytes` is a body length, `responseBytes` a length
+ * with the response headers counted (one or the other).
+ */
+export const CORE_FIELDS = ['time', 'method', 'path', 'status', 'bytes', 'responseBytes'] as const
+export type CoreField = (typeof CORE_FIELDS)[number]
 
 export type SessionKeySpec =
   | {kind: 'auto'}
@@ -14,8 +21,10 @@ export type SessionKeySpec =
 
 export interface NormalizeOptions {
   /** Attribute paths (`http.cookies.x`, `@usr.id`, `tag:version`) for mapped fields. */
-  fields: Partial<Record<MappableField, string>>
+  fields: Partial<Record<MappableField | CoreField, string>>
   sessionKey: SessionKeySpec
+  /** An nginx `log_format` (`--log-format`): text lines, or JSON records for an `escape=json` template, are read with it (normalize/log-format). */
+  logFormat?: string
 }
 
 export const DEFAULT_NORMALIZE: NormalizeOptions = {fields: {}, sessionKey: {kind: 'auto'}}
@@ -91,6 +100,10 @@ function compiled(path: string): Lookup {
       const tag = bag.tags?.find((t) => t.startsWith(prefix))
       return tag === undefined ? undefined : tag.slice(prefix.length)
     }
+  } else if (path.includes('"')) {
+    // `req."x.y".z`: a quoted segment is one key, dots and all; such a path is walked key by key.
+    const parts = pathSegments(path.startsWith('@') ? path.slice(1) : path)
+    f = (bag) => walk(bag.attributes, parts) ?? walk(bag.top, parts)
   } else {
     const p = path.startsWith('@') ? path.slice(1) : path
     const parts = p.split('.')
@@ -102,6 +115,50 @@ function compiled(path: string): Lookup {
   }
   COMPILED.set(path, f)
   return f
+}
+
+/**
+ * The keys of a path: split on dots, except inside double quotes (`req."x.y".z` is req, x.y, z).
+ * Undefined for a path whose quotes do not close or that has an empty key.
+ */
+export function pathSegments(path: string): string[] {
+  const out: string[] = []
+  let cur = ''
+  let quoted = false
+  let wasQuoted = false
+  for (const c of path) {
+    if (c === '"') {
+      quoted = !quoted
+      wasQuoted = true
+    } else if (c === '.' && !quoted) {
+      out.push(cur)
+      cur = ''
+      wasQuoted = false
+    } else {
+      cur += c
+    }
+  }
+  if (cur !== '' || wasQuoted) out.push(cur)
+  return out
+}
+
+/** Whether a `--field` path is well formed: quotes closed, no empty key. */
+export function validPath(path: string): boolean {
+  if ((path.match(/"/g) ?? []).length % 2 !== 0) return false
+  if (path.startsWith('tag:')) return path.length > 4
+  const p = path.startsWith('@') ? path.slice(1) : path
+  if (!p.includes('"')) return p.split('.').every((k) => k !== '')
+  return /^("[^"]+"|[^".]+)(\.("[^"]+"|[^".]+))*$/.test(p)
+}
+
+/** The value at these keys, walked object by object. */
+function walk(obj: unknown, keys: readonly string[]): unknown {
+  let cur = obj
+  for (const k of keys) {
+    if (cur === null || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[k]
+  }
+  return cur
 }
 
 function dig1(obj: unknown, key: string): unknown {

@@ -1,3 +1,4 @@
+import {notAccessLines} from './input-notes'
 import type {AnalysisReport, DeployReport, IncidentReport, ReportDetails} from '../model/report'
 import {appLabel, duration, headline, pct, shortTime} from './table'
 import {plural} from '../util/plural'
@@ -332,7 +333,7 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
   const sources = listed(i.sources)
   const body = [
     '<h1>skewscan report</h1>',
-    `<p class="muted">Generated ${esc(opts.generatedAt.toISOString())} by skewscan ${esc(opts.version)} · input ${esc(i.first ? shortTime(i.first) : '-')} → ${esc(i.last ? shortTime(i.last) : '-')} · ${plural(i.records, 'record')}, ${i.skipped.total} skipped</p>`,
+    `<p class="muted">Generated ${esc(opts.generatedAt.toISOString())} by skewscan ${esc(opts.version)} · input ${esc(i.first ? shortTime(i.first) : '-')} → ${esc(i.last ? shortTime(i.last) : '-')} · ${plural(i.records, 'record')}, ${i.skipped.total} skipped${notAccessLines(i) > 0 ? ` (${notAccessLines(i)} of them no request: error log lines, notices)` : ''}</p>`,
     `<p class="answer${ok ? ' ok' : ''}">${esc(headline(r))}</p>`,
     '<h2>Timeline</h2>',
     '<p class="muted">Grey: requests per interval. Red: failed asset requests. Blue bands: deploy windows. Marks below: incidents (red rollout, orange stale clients). Green lines: when each build\'s shell was served.</p>',

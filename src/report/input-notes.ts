@@ -2,10 +2,13 @@ import type {InputSummary} from '../model/report'
 import {pluralCount} from '../util/plural'
 import {terminalSafe} from './sanitize'
 
-/** Skips that lose no record of the traffic: a format's header lines, and records read twice. */
-const NOT_LOST: ReadonlySet<string> = new Set(['header-line', 'duplicate'])
+/** Skips that lose no record of the traffic: a format's header lines, records read twice, and lines that were no request (error log, notices). */
+const NOT_LOST: ReadonlySet<string> = new Set(['header-line', 'duplicate', 'not-access-line'])
 
-/** Records skipped that were traffic: every skip but header lines and duplicates. */
+/** Lines that were no request (an error log's, a controller's notices), read among the traffic. */
+export const notAccessLines = (input: Pick<InputSummary, 'skipped'>): number => input.skipped.notAccess ?? input.skipped.byReason['not-access-line'] ?? 0
+
+/** Records skipped that were traffic: every skip but header lines, duplicates and lines that were no request. */
 export function skippedRecords(input: InputSummary): number {
   let n = 0
   for (const [reason, count] of Object.entries(input.skipped.byReason)) if (!NOT_LOST.has(reason)) n += count

@@ -3,6 +3,7 @@ import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {appLabel, duration, headline, pct, plural, shortTime} from './table'
 import {TERMINAL_UNSAFE} from './sanitize'
+import {notAccessLines} from './input-notes'
 
 /** Log-derived text in a Markdown table cell: no pipes, no HTML, no links, no line breaks. */
 export function mdCell(s: string): string {
@@ -39,7 +40,8 @@ export function renderMarkdown(r: AnalysisReport): string {
   out.push(...adviceMarkdown(r))
   const i = r.input
   const n = r.nonUser
-  out.push(`_${plural(i.records, 'record')} read (${i.skipped.total} skipped)${i.first && i.last ? `, ${shortTime(i.first)} → ${shortTime(i.last)}` : ''}; ` +
+  const notAccess = notAccessLines(i)
+  out.push(`_${plural(i.records, 'record')} read (${i.skipped.total} skipped${notAccess > 0 ? `, ${notAccess} of them no request` : ''})${i.first && i.last ? `, ${shortTime(i.first)} → ${shortTime(i.last)}` : ''}; ` +
     `not people, not counted: crawlers ${plural(n.crawlers.requests, 'request')}, probe ${n.probe.requests}, scanners ${n.scanners.requests}._`, '')
   return out.join('\n')
 }

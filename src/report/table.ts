@@ -3,6 +3,7 @@ import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
 import {type Column, fitTable} from './fit-table'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {terminalSafe} from './sanitize'
+import {notAccessLines} from './input-notes'
 import {duration} from '../util/duration'
 import {plural} from '../util/plural'
 
@@ -215,15 +216,16 @@ function legend(r: AnalysisReport): string {
 
 function inputLines(r: AnalysisReport): string[] {
   const i = r.input
+  const notAccess = notAccessLines(i)
   const out = [`Input: ${plural(i.records, 'record')} from ${plural(i.sources.length, 'source')}, ${i.used} used, ${i.skipped.total} skipped` +
-    (i.first && i.last ? `; ${shortTime(i.first)} → ${shortTime(i.last)}` : '')]
+    (notAccess > 0 ? ` (${notAccess} of them no request: error log lines, notices)` : '') + (i.first && i.last ? `; ${shortTime(i.first)} → ${shortTime(i.last)}` : '')]
   const sources = listed(i.sources)
   for (const s of sources.shown) out.push(`  ${terminalSafe(s.file)}: ${s.format}, ${plural(s.records, 'record')}, ${s.skipped} skipped`)
   if (sources.more > 0) out.push(`  ${moreLine(sources.more, 'source')}`)
   const reasons = Object.entries(i.skipped.byReason).sort((a, b) => b[1] - a[1])
   for (const [reason, n] of reasons) {
     const where = i.skipped.examples.filter((e) => e.reason === reason).map((e) => `${terminalSafe(e.file)}:${e.line}`).join(', ')
-    out.push(`  skipped ${reason}: ${n}${where ? ` (first at ${where})` : ''}`)
+    out.push(`  ${reason === 'not-access-line' ? 'not traffic,' : 'skipped'} ${reason}: ${n}${where ? ` (first at ${where})` : ''}`)
   }
   const n = r.nonUser
   const parts = [

@@ -331,7 +331,7 @@ const CASES: Case[] = [
     files: () => [lineFile('huge.log', spread(ingress, [bad(`GARBAGE ${'A'.repeat(17 * 1024 * 1024)}`, 'line-too-long')]))],
     used: 10, byReason: {'line-too-long': 1}, render: ingress,
   },
-  ingressCase('a plain-text line that is not an access line', [bad('2024/03/05 10:00:41 [error] 31#31: *1 upstream timed out (110: Connection timed out)', 'unparsed-message')], {'unparsed-message': 1}),
+  ingressCase('a plain-text line that is not an access line: an nginx error log line, counted apart as no request', [bad('2024/03/05 10:00:41 [error] 31#31: *1 upstream timed out (110: Connection timed out)', 'not-access-line')], {'not-access-line': 1}),
   {
     name: 'a valid record with a 200 KB user agent',
     files: () => [lineFile('ua.log', WITH_LONG_UA.map((e) => good(e, ingress)))],
@@ -555,7 +555,7 @@ describe('bad input: counted with reason and location, good records still used',
     writeFileSync(join(dir, 'ref.log'), ref.data)
     writeFileSync(join(dir, f.name), f.data)
     const [a, b] = [await runApi([join(dir, 'ref.log')]), await runApi([join(dir, f.name)])]
-    expect(b.report.input.skipped).toEqual({total: 0, byReason: {}, examples: []})
+    expect(b.report.input.skipped).toEqual({total: 0, byReason: {}, examples: [], notAccess: 0})
     expect(analysisOf(b.report)).toEqual(analysisOf(a.report))
   })
 

@@ -74,6 +74,21 @@ describe('skewscan analyze, run as a user would', () => {
     expect(report).toMatchObject({schemaVersion: 3, totals: {affectedUsers: 1, brokenPageLoads: 1, pageLoads: 5, byCause: {rollout: 1}}, orphans: {requests: 1, clients: 1}, nonUser: {crawlers: {requests: 1, clients: 1}}})
   })
 
+  it('--fail-on skipped counts skipped traffic, not lines that were no request (error log, controller notices), which the input summary counts apart', () => {
+    const mixed = join(dir, 'mixed.log')
+    writeFileSync(mixed, [...log.split('\n').slice(0, 4), '2021/12/01 13:53:33 [error] 31#31: *46 open() "/usr/share/nginx/html/x" failed',
+      'I1130 07:18:26.070123       7 controller.go:190] "Configuration changes detected, backend reload required"', ''].join('\n'))
+    const r = runCli(['analyze', mixed, '--fail-on', 'skipped>0', '--json'])
+    expect(r.status).toBe(0)
+    const report = JSON.parse(r.stdout) as {input: {skipped: {total: number; notAccess: number; byReason: Record<string, number>}}}
+    expect(report.input.skipped).toMatchObject({total: 2, notAccess: 2, byReason: {'not-access-line': 2}})
+    const table = runCli(['analyze', mixed])
+    expect(table.stdout).toContain('2 skipped (2 of them no request: error log lines, notices)')
+    expect(table.stdout).toMatch(/not traffic, not-access-line: 2 \(first at .*mixed\.log:5, .*mixed\.log:6\)/)
+    writeFileSync(mixed, `${log.split('\n').slice(0, 4).join('\n')}\n10.0.0.9 - - [bad time] "GET / HTTP/1.1" 200 1 "-" "x"\n`)
+    expect(runCli(['analyze', mixed, '--fail-on', 'skipped>0']).status).toBe(1)
+  })
+
   it('--fail-on incident exits 1 when there are incidents and 0 when there are none', () => {
     expect(runCli(['analyze', logFile, '--fail-on', 'incident']).status).toBe(1)
     expect(runCli(['analyze', quietFile, '--fail-on', 'incident']).status).toBe(0)

@@ -81,4 +81,48 @@ describe('skewscan parse', () => {
     expect(unknown.stderr).toContain('junk.json: not in any format skewscan reads')
     expect(runCli(['parse']).status).toBe(2)
   })
+
+  it('--log-format reads lines by the nginx log_format pasted from nginx.conf; a line it does not match is rejected with where', () => {
+    // fixtures/formats/log-format/goaccess-827-request-time.*: the format and lines of allinurl/goaccess#827 (SOURCES.md).
+    const base = join(ROOT, 'fixtures', 'formats', 'log-format', 'goaccess-827-request-time')
+    const r = runCli(['parse', `${base}.log`, '--log-format', readFileSync(`${base}.conf`, 'utf8')])
+    expect(r.status).toBe(0)
+    const [first, second] = lines(r.stdout)
+    expect(first).toMatchObject({line: 1, rejected: 'log-format-mismatch', detail: expect.stringContaining('--log-format: expected `]  "` after $time_local at column 45; found')})
+    expect(second).toMatchObject({line: 2, time: '2017-06-29T05:00:13.000Z', method: 'GET', path: '/usa/video_files/f4cbb696-c030-4f81-b17d-9d6c00b42c31.mp4', status: 200, bytes: 99048,
+      bytesCount: 'body', client: '84.201.133.54', requestTime: 0.57})
+    expect(r.stderr).toContain('goaccess-827-request-time.log: nginx-log-format, 3 records, 2 read, 1 rejected')
+    const bad = runCli(['parse', `${base}.log`, '--log-format', '$remote_addr $status'])
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toContain('--log-format: the format logs no a time')
+  })
+
+  it('--field maps the core fields of a JSON log no format reads; an unmapped one is described, with the flags that would read it', () => {
+    const file = join(dir, 'app.ndjson')
+    writeFileSync(file, `${JSON.stringify({level: 30, time: 1764487106070, req: {method: 'GET', url: '/_build/app.js', remoteAddress: '10.0.0.7'}, res: {statusCode: 200, 'content.length': 1832}})}\n`)
+    const unread = runCli(['parse', file])
+    expect(unread.status).toBe(2)
+    expect(unread.stderr).toContain('It holds JSON objects; the first has the keys level, time, req, res.')
+    expect(unread.stderr).toContain('--field path=req.url --field status=res.statusCode --field time=time --field bytes=res."content.length" --field method=req.method')
+    const r = runCli(['parse', file, '--field', 'path=req.url', '--field', 'status=res.statusCode', '--field', 'time=time', '--field', 'bytes=res."content.length"',
+      '--field', 'method=req.method', '--field', 'clientIp=req.remoteAddress'])
+    expect(r.status).toBe(0)
+    expect(lines(r.stdout)[0]).toMatchObject({time: '2025-11-30T07:18:26.070Z', method: 'GET', path: '/_build/app.js', status: 200, bytes: 1832, bytesCount: 'body', client: '10.0.0.7'})
+    expect(r.stderr).toContain('app.ndjson: mapped-json, 1 record, 1 read, 0 rejected')
+    expect(runCli(['parse', file, '--field', 'path=req.url']).stderr).toContain('needs path, status, time and bytes')
+  })
+
+  it('an unreadable text file: its first tokens and a log_format to start from; an error log is named as such', () => {
+    const odd = join(dir, 'odd.log')
+    writeFileSync(odd, 'web-1 10.0.0.1 "GET / HTTP/1.1" 200 1832 [30/Nov/2026:07:18:26 +0000]\n')
+    const r = runCli(['parse', odd])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('Its first line begins: web-1 10.0.0.1 "GET / HTTP/1.1" 200 1832 [30/Nov/2026:07:18:26 +0000]')
+    expect(r.stderr).toContain(`a guess to start from (it reads this line): --log-format '$field1 $remote_addr "$request" $status $body_bytes_sent [$time_local]'`)
+    const errors = join(dir, 'error.log')
+    writeFileSync(errors, '2021/12/01 13:53:33 [error] 31#31: *46 open() "/usr/share/nginx/html/x" failed (2: No such file or directory)\n')
+    const e = runCli(['parse', errors])
+    expect(e.status).toBe(2)
+    expect(e.stderr).toContain('That is an nginx error log line, no access log')
+  })
 })

@@ -21,6 +21,9 @@ import {w3cWithFields} from '../../src/normalize/formats/w3c'
 import {parseNginxJson} from '../../src/normalize/nginx-json'
 import {csvColumns, csvRowToLog} from '../../src/sources/file/csv'
 import {lineFormat, normalizeLine} from '../../src/sources/file/records'
+import {compileLogFormat, parseLogFormatJson, parseLogFormatLine, type JsonLogFormat, type TextLogFormat} from '../../src/normalize/log-format'
+import {coreMapping, parseMappedJson} from '../../src/normalize/mapped-json'
+import {normalizeSettings} from '../../src/config/analyze-options'
 import {
   applyAll, asObject, fixtureLogs, formatSamples, hostileString, jsonMutation, mutateJsonAll, mutations, oddJson, outcomeProblem, settings,
 } from '../helpers/hostile'
@@ -93,6 +96,34 @@ describe('text lines, mutated', () => {
       expect(Array.isArray(outs)).toBe(true)
       for (const out of outs) expect(problem(out, text)).toBeUndefined()
     }), settings(0x5e4, 600))
+  })
+})
+
+describe('--log-format and --field: formats the user describes, on mutated lines', () => {
+  // The real log_format definitions of fixtures/formats/log-format, each reading every corpus line mutated.
+  const dir = join(ROOT, 'fixtures', 'formats', 'log-format')
+  const formats = readdirSync(dir).filter((f) => f.endsWith('.conf')).map((f) => compileLogFormat(readFileSync(join(dir, f), 'utf8')))
+  const textFormats = formats.filter((f): f is TextLogFormat => f.kind === 'text')
+  const jsonFormats = formats.filter((f): f is JsonLogFormat => f.kind === 'json')
+
+  it('every real log_format reads any line, mutated: an event or a known rejection with a short detail', () => {
+    expect(textFormats.length).toBeGreaterThanOrEqual(6)
+    fc.assert(fc.property(fc.constantFrom(...textLines), mutations(), fc.constantFrom(...textFormats), (line, ms, f) => {
+      const text = applyAll(line, ms)
+      expect(problem(parseLogFormatLine(f, text), text)).toBeUndefined()
+    }), settings(0x5e8, 600))
+  })
+
+  it('a JSON template and a --field mapping read any record, mutated: an event or a known rejection', () => {
+    const mapping = coreMapping(normalizeSettings({'session-key': 'auto', 'app-key': 'auto', field: ['path=request.uri', 'status=status', 'time=ts', 'bytes=size', 'method=request.method']}))
+    expect(jsonFormats.length).toBeGreaterThanOrEqual(1)
+    fc.assert(fc.property(fc.constantFrom(...objects), fc.array(jsonMutation, {maxLength: 4}), (o, ms) => {
+      const v = mutateJsonAll(o, ms)
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return
+      const rec = v as Record<string, unknown>
+      for (const f of jsonFormats) expect(problem(parseLogFormatJson(f, rec))).toBeUndefined()
+      expect(problem(parseMappedJson(rec, mapping!))).toBeUndefined()
+    }), settings(0x5e9, 600))
   })
 })
 

@@ -5,11 +5,13 @@ import {looksLikeAccessLine} from '../../normalize/access-line'
 import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatById, textFormatOf} from '../../normalize/formats'
 import {normalizeDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
+import {userLineMatches} from '../../normalize/user-formats'
 import {InputError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {GCS_USAGE, isGcsUsageHeader, parseGcsUsageRow} from '../../normalize/formats/gcs'
 import {csvCells, csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
 import {JsonItemSplitter} from './json-documents'
+import {describeUnreadable} from './describe'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine, UNFINISHED} from './line-range'
 import {openInput} from './open'
@@ -31,6 +33,7 @@ export const ACCEPTED_FORMATS = [
   'Datadog legacy v1 {"logs":[...]} responses',
   'Datadog Log Explorer CSV exports (Date, Host, Service, Content/Message, @attribute columns)',
   'Datadog events whose message holds a raw access line',
+  'any nginx log_format given with --log-format (text, or an escape=json template), and any JSON log whose fields --field maps (path, status, time, bytes)',
   ...[...TEXT_FORMATS, ...JSON_FORMATS, GCS_USAGE].map((f) => f.name),
   'any of these lines in Docker json-file records or CRI container logs (/var/log/containers, kubectl logs --timestamps)',
   'any of these lines behind kubectl logs --prefix, docker compose logs / foreman / forego / honcho prefixes, or in fluentd stdout output',
@@ -44,6 +47,10 @@ export class FileSource implements RecordSource {
   readonly stats: SourceStats
   /** Records in no format skewscan reads (not broken ones of a known format). */
   private foreign = 0
+  /** The first of them, with why: said when the whole file is unreadable. */
+  private firstForeign: {line: number; detail?: string} | undefined
+  /** The file's first lines (cut short), to say what an unreadable file looked like. */
+  private head: string[] = []
 
   /** `parallel`: large line files are parsed in worker threads: plain ones read as byte ranges, gzip ones streamed (see parallel-lines). */
   constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions, private readonly parallel?: ParallelReading) {
@@ -55,8 +62,9 @@ export class FileSource implements RecordSource {
     try {
       // The first lines (at most ~256 KB of them, or a first line up to MAX_LINE) tell the format.
       const head = await readHead(input.chunks)
+      this.head = head.lines.filter((l) => l.text.trim() !== '').slice(0, 3).map((l) => l.text.slice(0, 8192).replace(/^\uFEFF/, ''))
       // A first line too long to hold that is no JSON: the lines after it tell, as they are read.
-      const format = detectFormat(head.lines) ?? (head.lines[0]?.tooLong ? 'lines' : undefined)
+      const format = detectFormat(head.lines, this.opts) ?? (head.lines[0]?.tooLong ? 'lines' : undefined)
       if (format === undefined) {
         if (head.lines.every((l) => !l.tooLong && l.text.trim() === '')) this.stats.format = 'empty'
         else if (head.error === undefined) throw this.unreadable()
@@ -64,7 +72,7 @@ export class FileSource implements RecordSource {
         return
       }
       // Line files are named by their records' format (nginx, traefik-clf, cri/nginx…).
-      this.stats.format = format === 'lines' ? (firstFormat(head.lines) ?? 'lines') : format
+      this.stats.format = format === 'lines' ? (firstFormat(head.lines, this.opts) ?? 'lines') : format
       const cut = head.error !== undefined
       // A large line file is parsed by the workers: a plain one read by them in byte ranges, a gzip one streamed to them.
       // A `#Fields:` header orders the lines after it: such a file is read in order, on this thread.
@@ -101,8 +109,13 @@ export class FileSource implements RecordSource {
     return reason === 'unparsed-message' && f !== 'datadog' && f !== 'csv' && f !== 'json-documents'
   }
 
+  /** The error for a file none of whose records skewscan reads: what it looked like, what would read it, and what is read. */
   private unreadable(): InputError {
-    return new InputError(`${this.displayName}: not in any format skewscan reads. Accepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
+    const looked = describeUnreadable(this.head)
+    const first = this.firstForeign
+    if (first?.detail !== undefined && this.opts.logFormat !== undefined) looked.unshift(`Line ${first.line}: ${first.detail}`)
+    const about = looked.map((l) => `\n  ${l}`).join('')
+    return new InputError(`${this.displayName}: not in any format skewscan reads.${about}\nAccepted formats:\n  - ${ACCEPTED_FORMATS.join('\n  - ')}`, this.displayName)
   }
 
   private async *lineBatches(source: AsyncIterable<Line[]>): AsyncGenerator<SourceBatch> {
@@ -127,7 +140,11 @@ export class FileSource implements RecordSource {
     for await (const batch of batches) {
       this.stats.records += batch.events.length + batch.rejections.length
       this.stats.skipped += batch.rejections.length
-      for (const r of batch.rejections) if (this.isForeign(r.reason)) this.foreign++
+      for (const r of batch.rejections) {
+        if (!this.isForeign(r.reason)) continue
+        this.foreign++
+        this.firstForeign ??= {line: r.location.line, ...(r.detail === undefined ? {} : {detail: r.detail})}
+      }
       yield batch
     }
   }
@@ -232,7 +249,10 @@ export class FileSource implements RecordSource {
   private reject(reason: Rejection['reason'], line: number, detail?: string): Rejection {
     this.stats.records++
     this.stats.skipped++
-    if (this.isForeign(reason)) this.foreign++
+    if (this.isForeign(reason)) {
+      this.foreign++
+      this.firstForeign ??= {line, ...(detail === undefined ? {} : {detail})}
+    }
     return {reason, location: {file: this.displayName, line}, ...(detail ? {detail} : {})}
   }
 
@@ -242,7 +262,7 @@ export class FileSource implements RecordSource {
 }
 
 /** Rejections of records in no format skewscan reads (rather than broken records of one it does). */
-const FOREIGN: ReadonlySet<Rejection['reason']> = new Set(['unknown-format', 'not-an-object'])
+const FOREIGN: ReadonlySet<Rejection['reason']> = new Set(['unknown-format', 'not-an-object', 'log-format-mismatch', 'not-access-line'])
 
 /**
  * The reading mode a file's first lines call for, or undefined when none fits. JSON whose first
@@ -250,7 +270,7 @@ const FOREIGN: ReadonlySet<Rejection['reason']> = new Set(['unknown-format', 'no
  * not is a pretty-printed document, unless other lines in the head are whole records (a cut-off
  * first line of an NDJSON file).
  */
-export function detectFormat(head: readonly Line[]): FileFormat | undefined {
+export function detectFormat(head: readonly Line[], opts?: NormalizeOptions): FileFormat | undefined {
   // A first line too long to hold that opens JSON: a saved API page on one line, read as a document.
   const opening = head.find((l) => l.tooLong || l.text.trim() !== '')
   if (opening?.tooLong && /^\uFEFF?\s*(\{|\[\s*[[{"\]])/.test(opening.text)) return 'json-documents'
@@ -262,10 +282,10 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
   // file whatever its first line holds (a container's start-up notices come before its traffic).
   if (!isBinary(first) && peelPrefix(first) !== undefined) return 'lines'
   // Envoy's lines start with `[time]`: text, though the first character opens a JSON array.
-  if (first.startsWith('[') && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'
+  if (first.startsWith('[') && !isBinary(first) && looksLikeRecordLine(first, opts)) return 'lines'
   const json = first.startsWith('{') || first.startsWith('[')
   if (json && parses(first)) return 'lines'
-  if (!json && !isBinary(first) && looksLikeRecordLine(first)) return 'lines'
+  if (!json && !isBinary(first) && looksLikeRecordLine(first, opts)) return 'lines'
   // The first line is no record (cut, garbled, or the start of a document). The lines after it
   // decide: text records (even after a first line that opens with `[`, as Envoy's do), or, for JSON,
   // whichever reading finds more records in the head: line by line (NDJSON whose first lines were cut)
@@ -279,7 +299,7 @@ export function detectFormat(head: readonly Line[]): FileFormat | undefined {
     if (t.startsWith('{')) {
       if (parsesAsRecords(t)) whole++
       else if (t.trimEnd().endsWith('}') && t.trimEnd().length > 1) broken++
-    } else if ((!json || first.startsWith('[')) && !isBinary(t) && looksLikeRecordLine(t.trim())) {
+    } else if ((!json || first.startsWith('[')) && !isBinary(t) && looksLikeRecordLine(t.trim(), opts)) {
       return 'lines'
     }
   }
@@ -308,16 +328,16 @@ function asDocuments(head: readonly Line[]): {records: number; garbage: boolean}
 }
 
 /** A text line in one of the access-log formats, bare or in a container wrapper (CRI, kubectl --timestamps). */
-function looksLikeRecordLine(text: string, depth = 0): boolean {
+function looksLikeRecordLine(text: string, opts?: NormalizeOptions, depth = 0): boolean {
   // Two prefixes at most (compose around forego): `a | a | a | …` is no deeper a record.
   const p = depth < 2 ? peelPrefix(text) : undefined
-  if (p !== undefined) return !('rejected' in p) && (p.line === undefined || looksLikeRecordLine(p.line.trim(), depth + 1))
+  if (p !== undefined) return !('rejected' in p) && (p.line === undefined || looksLikeRecordLine(p.line.trim(), opts, depth + 1))
   const cri = criRecord(text)
   const line = cri ? cri.line.trim() : text
   if (cri && line.startsWith('{')) return parsesAsRecords(line)
   // A prefixed line inside a CRI record (`docker logs` of nginx-proxy, kept by the runtime).
-  if (cri && depth < 2 && peelPrefix(line) !== undefined) return looksLikeRecordLine(line, depth + 1)
-  return looksLikeAccessLine(line) || textFormatOf(line) !== nginxText
+  if (cri && depth < 2 && peelPrefix(line) !== undefined) return looksLikeRecordLine(line, opts, depth + 1)
+  return userLineMatches(line, opts) || looksLikeAccessLine(line) || textFormatOf(line) !== nginxText
 }
 
 /** A CloudFront `#Fields:` line, bare or in a container wrapper. */
@@ -326,10 +346,10 @@ function hasFieldsHeader(text: string): boolean {
 }
 
 /** The record format of the first line of the head that is in one. */
-function firstFormat(head: readonly Line[]): string | undefined {
+function firstFormat(head: readonly Line[], opts?: NormalizeOptions): string | undefined {
   for (const l of head) {
     if (l.tooLong || l.text.trim() === '') continue
-    const f = lineFormat(l.text.replace(/^\uFEFF/, ''))
+    const f = lineFormat(l.text.replace(/^\uFEFF/, ''), opts)
     if (f !== undefined) return f
   }
   return undefined

@@ -14,6 +14,8 @@ import {envoyText} from '../../normalize/formats/envoy'
 import {looksLikeHeroku} from '../../normalize/formats/heroku'
 import type {TextFormat} from '../../normalize/formats/types'
 import {parseNginxJson} from '../../normalize/nginx-json'
+import {nonAccess} from '../../normalize/non-access'
+import {LOG_FORMAT_ID, parseUserJson, parseUserLine, userJsonFormatId, userTextFormat} from '../../normalize/user-formats'
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -64,7 +66,7 @@ function oneObject(value: unknown, opts: NormalizeOptions): ParseOutcome {
   if (!isRecord(value)) return {ok: false, reason: 'not-an-object', detail: `a JSON ${Array.isArray(value) ? 'array' : typeof value} where a log record was expected`}
   const dd = unwrapDatadog(value)
   if (dd) return normalizeDatadog(dd, opts)
-  const out = parseJsonRecord(value) ?? (nginxKeys(value) >= 2 ? parseNginxJson(value) : undefined)
+  const out = parseUserJson(value, opts) ?? parseJsonRecord(value) ?? (nginxKeys(value) >= 2 ? parseNginxJson(value) : undefined)
   if (out) return out.ok ? {ok: true, event: applyMapping(out.event, {attributes: value}, opts)} : out
   // Keys are log content: each shown as a short, printable snippet.
   const keys = `a JSON object with keys ${Object.keys(value).slice(0, 5).map((k) => snippet(k)).join(', ')}`
@@ -90,13 +92,13 @@ function nginxKeys(value: Record<string, unknown>): number {
  * The record format of one line, as a file's format is named (`nginx`, `traefik-clf`,
  * `datadog`, `cri/nginx`, `docker/nginx-json`), or undefined when it is in none.
  */
-export function lineFormat(text: string, depth = 0): string | undefined {
+export function lineFormat(text: string, opts?: NormalizeOptions, depth = 0): string | undefined {
   const t = text.trim()
   // Two prefixes at most (compose around forego), then the line.
   const p = depth < 2 ? peelPrefix(t) : undefined
   if (p !== undefined) {
     if ('rejected' in p) return undefined
-    const inner = p.line === undefined ? (p.record && jsonFormatOf(p.record)?.id) : lineFormat(p.line, depth + 1)
+    const inner = p.line === undefined ? (p.record && (userJsonFormatId(p.record, opts) ?? jsonFormatOf(p.record)?.id)) : lineFormat(p.line, opts, depth + 1)
     return inner === undefined ? undefined : `${p.kind}/${inner}`
   }
   if (t.startsWith('{') || (t.startsWith('[') && !envoyText.looksLike(t))) {
@@ -107,16 +109,18 @@ export function lineFormat(text: string, depth = 0): string | undefined {
     if (unwrapDatadog(first)) return 'datadog'
     const docker = unwrapDocker(first)
     if (docker) {
-      const inner = lineFormat(docker.line)
+      const inner = lineFormat(docker.line, opts)
       return inner === undefined ? undefined : `docker/${inner}`
     }
-    return jsonFormatOf(first)?.id
+    return userJsonFormatId(first, opts) ?? jsonFormatOf(first)?.id
   }
   const cri = criRecord(t)
   if (cri) {
-    const inner = lineFormat(cri.line)
+    const inner = lineFormat(cri.line, opts)
     return inner === undefined ? undefined : `cri/${inner}`
   }
+  // With --log-format every text line is read by it: the file is in that format, its lines matching or not.
+  if (userTextFormat(opts) !== undefined) return LOG_FORMAT_ID
   const f = textFormatOf(t)
   return f !== nginxText || looksLikeAccessLine(t) ? f.id : undefined
 }
@@ -149,7 +153,7 @@ export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineCo
       value = JSON.parse(text)
     } catch {
       // `[Mon Dec 01 …] [error] …` (an error log) opens with a bracket but was never JSON.
-      if (first === '[' && !/^\s*\[\s*([[{"\d\-\]]|true|false|null)/.test(text)) return [{ok: false, reason: 'unparsed-message', detail: 'not an access line (a bracketed prefix, not JSON)'}]
+      if (first === '[' && !/^\s*\[\s*([[{"\d\-\]]|true|false|null)/.test(text)) return [nonAccess(text.trim()) ?? {ok: false, reason: 'unparsed-message', detail: 'not an access line (a bracketed prefix, not JSON)'}]
       return [{ok: false, reason: 'invalid-json', detail: 'the line is not valid JSON'}]
     }
     return recordsOf(value).flatMap((r) => objectOutcomes(r, opts, ctx))
@@ -159,7 +163,7 @@ export function normalizeLine(text: string, opts: NormalizeOptions, ctx?: LineCo
   const t = text.trim()
   const cri = criRecord(t)
   if (cri) return unwrapped(cri, opts, ctx)
-  const out = textLine(t, ctx)
+  const out = textLine(t, ctx, opts)
   return [out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out]
 }
 
@@ -177,7 +181,14 @@ export function criRecord(t: string): Wrapped | undefined {
  * file's lines were last read in is tried first: one parse for almost every line, the shape checks
  * of every format only for a line it does not read.
  */
-function textLine(line: string, ctx: LineContext | undefined): ParseOutcome {
+function textLine(line: string, ctx: LineContext | undefined, opts: NormalizeOptions): ParseOutcome {
+  // The user's `--log-format` reads every text line; a line it does not match is rejected, not guessed at.
+  const out = parseUserLine(line, opts) ?? knownTextLine(line, ctx)
+  return out.ok ? out : nonAccess(line) ?? out
+}
+
+/** A text line in the formats skewscan knows (see textLine). */
+function knownTextLine(line: string, ctx: LineContext | undefined): ParseOutcome {
   if (ctx && line.startsWith('#Fields:')) {
     // CloudFront's fields are `x-edge-…` and friends; any other `#Fields:` line is W3C's (IIS).
     const ordered = /\bx-edge-/.test(line) ? cloudfrontWithFields(line) : w3cWithFields(line)
@@ -257,7 +268,7 @@ function wrappedRecord(line: string, opts: NormalizeOptions, ctx?: LineContext):
     return oneObject(value, opts)
   }
   if (isBinary(inner)) return {ok: false, reason: 'binary', detail: 'binary data'}
-  const out = textLine(inner, ctx)
+  const out = textLine(inner, ctx, opts)
   return out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out
 }
 
@@ -330,7 +341,7 @@ function afterPrefix(p: Prefixed, line: string, opts: NormalizeOptions, ctx: Lin
     return oneObject(value, opts)
   }
   if (isBinary(text)) return {ok: false, reason: 'binary', detail: 'binary data'}
-  const out = textLine(text, ctx)
+  const out = textLine(text, ctx, opts)
   return out.ok ? {ok: true, event: applyMapping(out.event, {}, opts)} : out
 }
 

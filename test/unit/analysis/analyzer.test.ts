@@ -320,6 +320,16 @@ describe('Analyzer: page loads and incidents', () => {
     const {report, analyzer} = run([ev('00:00', 'a', '/', A, {id: 'x1'}), ev('00:00', 'a', '/', A, {id: 'x1'})])
     expect(report.totals.pageLoads).toBe(1)
     expect(analyzer.duplicates).toBe(1)
+    expect(analyzer.duplicateExamples).toEqual([{location: {file: 'test', line: line}, matched: `same event id as line ${line - 1}: x1`}])
+  })
+
+  it('says what a dropped proxy copy shared with the record read before it: request id, time, path, status, bytes, client, pod', () => {
+    const copy = {requestId: '529a007902362a5f51385a5fa7049884', upstream: '172.17.0.5:8080'}
+    const {analyzer} = run([ev('00:07', 'a', '/_build/app.js', 59, copy), ev('00:07', 'a', '/_build/app.js', 59, copy)])
+    expect(analyzer.duplicates).toBe(1)
+    const [dup] = analyzer.duplicateExamples
+    expect(dup?.matched).toBe(`same request id, time, path, status, bytes, client and pod as line ${line - 1} (request id 529a007902362a5f513…)`)
+    expect(dup?.matched.length).toBeLessThanOrEqual(120)
   })
 })
 

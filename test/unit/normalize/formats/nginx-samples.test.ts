@@ -11,6 +11,7 @@ import {extname, join} from 'node:path'
 import type {ParseOutcome} from '../../../../src/model'
 import {parseAccessLine} from '../../../../src/normalize/access-line'
 import {parseNginxJson} from '../../../../src/normalize/nginx-json'
+import {nonAccess} from '../../../../src/normalize/non-access'
 
 const DIR = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats', 'nginx')
 
@@ -64,7 +65,11 @@ function expectedOf(file: string): Expected[] {
 }
 
 function parse(file: string, line: string): ParseOutcome {
-  if (!JSON_EXT.has(extname(file))) return parseAccessLine(line)
+  if (!JSON_EXT.has(extname(file))) {
+    // A line no format reads that is no request (an error log line, a klog notice) is told apart as the file reader does.
+    const out = parseAccessLine(line)
+    return out.ok ? out : nonAccess(line) ?? out
+  }
   let obj: unknown
   try {
     obj = JSON.parse(line)

@@ -84,7 +84,7 @@ describe('kubectl logs --prefix', () => {
   })
 
   it('a container\'s start-up notices are rejected as such, not taken for JSON', () => {
-    expect(one('[pod/y-844fbc9777-vhl79/nginx] /docker-entrypoint.sh: Configuration complete; ready for start up')).toMatchObject({ok: false, reason: 'unparsed-message'})
+    expect(one('[pod/y-844fbc9777-vhl79/nginx] /docker-entrypoint.sh: Configuration complete; ready for start up')).toMatchObject({ok: false, reason: 'not-access-line'})
   })
 
   it('a file of it is a line file: 2 lines are 2 events (they were 8 invalid-json records)', async () => {
@@ -97,7 +97,7 @@ describe('kubectl logs --prefix', () => {
   it('a file whose first lines are notices is still read as lines', async () => {
     const {events, rejections} = await read('kubectl-notices.log', `${sample('prefixes/kubectl-kubernetes-124732.log').join('\n')}\n${KUBECTL.join('\n')}\n`)
     expect(events).toHaveLength(2)
-    expect(rejections.map((r) => r.reason)).toEqual(['unparsed-message', 'unparsed-message', 'unparsed-message'])
+    expect(rejections.map((r) => r.reason)).toEqual(['not-access-line', 'not-access-line', 'not-access-line'])
   })
 
   it('is only `[pod/…/…] `: other brackets are no kubectl prefix', () => {
@@ -143,7 +143,7 @@ describe('docker compose, foreman, forego, honcho', () => {
     expect(one(`my web app | ${NGINX}`)).toEqual({ok: false, reason: 'unknown-format', detail: 'an unknown prefix "my web app |" before the line'})
     expect(one(`[web-1] ${NGINX}`)).toEqual({ok: false, reason: 'unknown-format', detail: 'an unknown prefix "[web-1]" before the line'})
     // Before what is no access line, a bracket stays what it was (an error log's date).
-    expect(one('[Mon Dec 01 10:00:00 2026] [error] oops')).toMatchObject({ok: false, reason: 'unparsed-message'})
+    expect(one('[Mon Dec 01 10:00:00 2026] [error] oops')).toMatchObject({ok: false, reason: 'not-access-line'})
   })
 
   it('nginx-proxy\'s quoted tail is an upstream only as addresses with ports after a $host prefix', () => {
