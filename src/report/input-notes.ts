@@ -40,5 +40,17 @@ export function skippedNote(input: InputSummary): string | undefined {
   const first = input.skipped.examples.find((e) => !NOT_LOST.has(e.reason) && e.reason !== 'truncated-input')
   const where = first ? `; first at ${terminalSafe(first.file)}:${first.line}` : ''
   const n = reasons.reduce((sum, [, c]) => sum + c, 0)
-  return `${pluralCount(n, 'record')} of ${input.records.toLocaleString('en-US')} skipped (${reasons.map(([r, c]) => `${r} ${c}`).join(', ')}${where}); skewscan parse FILE --rejected shows each.`
+  return `${pluralCount(n, 'record')} of ${input.records.toLocaleString('en-US')} skipped (${reasons.map(([r, c]) => `${r} ${c}`).join(', ')}${where}); skewscan parse FILE --rejected shows each.${unreadFiles(input)}`
+}
+
+/**
+ * Files a format claimed whose every record it rejected: most often a log written with a format of
+ * its own (nginx's `log_format` with fields moved or added), which --log-format or --field reads.
+ */
+function unreadFiles(input: InputSummary): string {
+  const none = input.sources.filter((s) => s.records > 0 && s.skipped === s.records && !s.format.includes('datadog'))
+  if (none.length === 0) return ''
+  const names = none.slice(0, 3).map((s) => `${terminalSafe(s.file)} (as ${terminalSafe(s.format)})`).join(', ')
+  const more = none.length > 3 ? ` and ${none.length - 3} more` : ''
+  return ` Nothing of ${names}${more} was read: if it was written with a format of its own, give it (nginx: --log-format '<the log_format from nginx.conf>'; JSON: --field path=… --field status=… --field time=… --field bytes=…).`
 }

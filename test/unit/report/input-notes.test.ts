@@ -22,4 +22,15 @@ describe('what a run says of the input it lost or skipped', () => {
     expect(note).toBe('10 records of 1,000 skipped (unknown-format 7, bad-time 3; first at x.log:9); skewscan parse FILE --rejected shows each.')
     expect(skippedNote(input({'header-line': 2, duplicate: 5}, []))).toBeUndefined()
   })
+
+  it('names a file of which nothing was read, and the flags that read a format of its own', () => {
+    const base = input({'bad-status': 40}, [{reason: 'bad-status', file: 'custom.log', line: 1}])
+    const note = skippedNote({...base, sources: [
+      {file: 'custom.log', format: 'nginx', records: 40, skipped: 40},
+      {file: 'ok.log', format: 'nginx', records: 960, skipped: 0},
+      {file: 'dd.ndjson', format: 'datadog', records: 5, skipped: 5},
+    ]})
+    expect(note).toBe('40 records of 1,000 skipped (bad-status 40; first at custom.log:1); skewscan parse FILE --rejected shows each. ' +
+      "Nothing of custom.log (as nginx) was read: if it was written with a format of its own, give it (nginx: --log-format '<the log_format from nginx.conf>'; JSON: --field path=… --field status=… --field time=… --field bytes=…).")
+  })
 })
