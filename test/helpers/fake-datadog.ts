@@ -128,6 +128,11 @@ export class FakeDatadog {
     this.server = createServer((req, res) => void this.handle(req, res))
   }
 
+  /** From now on, delay every search answer this long (0: none): a run stretched to be interrupted, then a fast one. */
+  setSearchDelay(ms: number): void {
+    this.opts.searchDelayMs = ms
+  }
+
   static async start(opts: FakeDatadogOptions): Promise<FakeDatadog> {
     const fake = new FakeDatadog(opts)
     await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve))
