@@ -43,7 +43,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     failures: Flags.string({description: 'write every failed request of a person to this file as NDJSON (app, cause, deploy, incident, reason, page load, request id)'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
     workers: Flags.integer({hidden: true, min: 0, description: 'worker threads reading large plain files (default: cores - 1); 0 reads everything on the main thread'}),
-    spool: Flags.string({description: 'with --from/--since: keep the pulled logs in this directory until the report is made; a pull that failed or was interrupted continues from there when the same command is run again', helpGroup: 'DATADOG'}),
+    spool: Flags.string({description: 'with --from/--since: keep the pulled logs in this directory until the report is made; a pull that failed or was interrupted continues from there when run again with the same query, range (--from/--to: --since moves) and --pull; another is refused', helpGroup: 'DATADOG'}),
     plan: Flags.boolean({description: 'with --from/--since: say what the pull will cost (events in the range, events and requests it takes, time at the rate limit) and stop; a live run on a terminal says it first', helpGroup: 'DATADOG'}),
   }
 

@@ -13,6 +13,7 @@ import {readFileSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
+import {gzipSync} from 'node:zlib'
 import {compileQuery, docOf, type Matcher, type SearchDoc} from './fake-datadog-query'
 
 /** Where a page cursor points, for a request of this key; undefined for a cursor of another request (or none that decodes). */
@@ -35,6 +36,12 @@ export type Fault =
   /** Closes the connection without answering. */
   | {kind: 'hang-up'}
   | {kind: 'invalid-cursor'}
+  /** A search page whose `meta.page.after` is the cursor it was asked with: a cursor that never moves. */
+  | {kind: 'stuck-cursor'}
+  /** A search page that starts this many events before the cursor's place (pages that overlap), with a new cursor each time. */
+  | {kind: 'overlap'; events: number}
+  /** A 200 `Content-Encoding: gzip` answer that inflates to `inflatedBytes` (an empty page padded with spaces), from about a thousandth of that on the wire. */
+  | {kind: 'gzip-bomb'; inflatedBytes: number}
 
 export interface FaultRule {
   endpoint: Endpoint | 'any'
@@ -61,6 +68,21 @@ export const faults = {
   cut: (): Fault => ({kind: 'cut'}),
   hangUp: (): Fault => ({kind: 'hang-up'}),
   invalidCursor: (): Fault => ({kind: 'invalid-cursor'}),
+  /** A 200 whose body is no page (`{"errors":[...]}`, `{}`, `{"data":null}`). */
+  okWithout: (body: string): Fault => ({kind: 'status', status: 200, body}),
+  stuckCursor: (): Fault => ({kind: 'stuck-cursor'}),
+  overlap: (events: number): Fault => ({kind: 'overlap', events}),
+  gzipBomb: (inflatedBytes: number): Fault => ({kind: 'gzip-bomb', inflatedBytes}),
+}
+
+/**
+ * A real gzip bomb: gzip members of 1 MiB of spaces each (about 1 kB on the wire), between a
+ * member that opens an empty page and one that closes it; gunzip reads the members as one stream.
+ */
+function gzipBomb(inflatedBytes: number): Buffer {
+  const block = gzipSync(Buffer.alloc(1024 * 1024, 0x20), {level: 9})
+  const members = Math.max(1, Math.ceil(inflatedBytes / (1024 * 1024)))
+  return Buffer.concat([gzipSync('{"data":['), ...Array.from({length: members}, () => block), gzipSync(']}')])
 }
 
 export interface RecordedRequest {
@@ -201,6 +223,15 @@ export class FakeDatadog {
     const fault = this.faultFor(endpoint, body, url)
     if (fault?.kind === 'status') return send(fault.status, fault.body ?? '', fault.headers ?? {}, fault.contentType ?? 'application/json', !fault.noRateHeaders)
     if (fault?.kind === 'invalid-cursor') return send(400, {errors: ['Invalid cursor: the cursor is invalid or has expired (invalid cursor)']})
+    if (fault?.kind === 'gzip-bomb') {
+      rec.status = 200
+      const bomb = gzipBomb(fault.inflatedBytes)
+      res.writeHead(200, {'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length, ...this.rateHeaders(endpoint)})
+      // The client may hang up once it has read enough: that is the point.
+      res.on('error', () => undefined)
+      res.end(bomb)
+      return
+    }
     if (fault?.kind === 'hang-up') {
       rec.status = -1
       req.socket.destroy()
@@ -210,7 +241,7 @@ export class FakeDatadog {
     let status: number
     let payload: unknown
     try {
-      ;[status, payload] = this.answer(endpoint, body, url)
+      ;[status, payload] = this.answer(endpoint, body, url, fault)
     } catch (error: unknown) {
       ;[status, payload] = [400, {errors: [error instanceof Error ? error.message : String(error)]}]
     }
@@ -274,16 +305,16 @@ export class FakeDatadog {
     }
   }
 
-  private answer(endpoint: Endpoint, body: any, url: URL): [number, unknown] {
+  private answer(endpoint: Endpoint, body: any, url: URL, fault?: Fault): [number, unknown] {
     switch (endpoint) {
-      case 'logs-search': return this.search(this.logs, body, '/api/v2/logs/events')
+      case 'logs-search': return this.search(this.logs, body, '/api/v2/logs/events', fault)
       case 'events-search': return this.search(this.events, body, '/api/v2/events')
       case 'logs-aggregate': return this.aggregate(body)
       case 'events-v1': return this.eventsV1(url)
     }
   }
 
-  private search(items: Indexed[], body: any, path: string): [number, unknown] {
+  private search(items: Indexed[], body: any, path: string, fault?: Fault): [number, unknown] {
     const filter = body?.filter ?? {}
     for (const k of ['from', 'to', 'query']) if (filter[k] !== undefined && typeof filter[k] !== 'string') return [400, {errors: [`filter.${k} must be a string`]}]
     if (filter.storage_tier !== undefined && !['indexes', 'online-archives', 'flex'].includes(filter.storage_tier)) return [400, {errors: ['invalid storage_tier']}]
@@ -304,11 +335,15 @@ export class FakeDatadog {
       this.hitCache.set(key, sorted)
       if (this.hitCache.size > 64) this.hitCache.delete(this.hitCache.keys().next().value as string)
     }
-    const page = sorted.slice(offset, offset + Math.min(limit, this.opts.maxPageSize ?? 1000))
+    const start = fault?.kind === 'overlap' ? Math.max(0, offset - fault.events) : offset
+    const page = sorted.slice(start, start + Math.min(limit, this.opts.maxPageSize ?? 1000))
     // As the real API does: a non-empty page always carries a cursor, even the last one; the
     // request after it gets `{"data":[]}`.
     if (page.length === 0) return [200, {data: []}]
-    const after = encodeCursor({o: offset + page.length, k: key})
+    const after = fault?.kind === 'stuck-cursor' && body?.page?.cursor !== undefined
+      ? String(body.page.cursor)
+      // An overlapping page's cursor names the request too, so that it differs from every other.
+      : encodeCursor({o: start + page.length, k: key, ...(fault?.kind === 'overlap' ? {n: this.requests.length} : {})})
     return [200, {data: page.map((x) => x.item), meta: {page: {after}}, links: {next: `${this.url}${path}?page%5Bcursor%5D=${after}&page%5Blimit%5D=${limit}`}}]
   }
 
@@ -620,7 +655,7 @@ function hash(v: unknown): string {
   return createHash('sha1').update(JSON.stringify(v)).digest('hex').slice(0, 16)
 }
 
-function encodeCursor(c: {o: number; k: string}): string {
+function encodeCursor(c: {o: number; k: string; n?: number}): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url')
 }
 

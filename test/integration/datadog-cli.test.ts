@@ -153,6 +153,27 @@ describe('skewscan analyze --from, in process', () => {
     expect(r.message).toMatch(/Got this far: \d+ of \d+ slices done, \d+ events pulled, \d+ requests made/)
     expectNoKeys(r.stdout, r.stderr, r.message)
   })
+
+  it('a 200 without a data list mid-pull: no report, exit 3, saying how far it got', async () => {
+    fake.inject({endpoint: 'logs-search', fault: faults.okWithout('{"errors":["Internal Server Error"]}'), after: 1, times: Infinity})
+    const r = await run(['analyze', ...RANGE, '--api-url', fake.url, '--max-attempts', '2', ...FAST])
+    expect(r.exit).toBe(3)
+    expect(r.stdout).toBe('')
+    expect(r.message).toMatch(/a 2xx answer without a data list; gave up after 2 attempts\): Internal Server Error/)
+    expect(r.message).toMatch(/Got this far:/)
+  })
+
+  it('--spool holding another range: exit 2, with the flags that continue it', async () => {
+    const spool = join(dir, 'spool-range')
+    fake.inject({endpoint: 'logs-search', fault: faults.status(500), after: 6, times: Infinity})
+    const failed = await run(['analyze', ...RANGE, '--api-url', fake.url, '--max-attempts', '1', '--concurrency', '1', '--spool', spool, ...FAST])
+    expect(failed.exit).toBe(3)
+    expect(existsSync(join(spool, 'pull-state.json'))).toBe(true)
+    fake.clearFaults()
+    const r = await run(['analyze', '--from', '2026-11-29T13:56:00Z', '--to', '2026-11-29T14:45:00Z', '--query', 'service:ingress-nginx', '--api-url', fake.url, '--spool', spool, ...FAST])
+    expect(r.exit).toBe(2)
+    expect(r.message).toMatch(/--spool .*spool-range holds an interrupted pull of another query or range: it was started with --from 2026-11-29T13:55:00\.000Z --to 2026-11-29T14:45:00\.000Z, not 2026-11-29T13:56:00\.000Z to 2026-11-29T14:45:00\.000Z/)
+  })
 })
 
 describe('skewscan export', () => {

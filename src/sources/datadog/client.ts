@@ -51,7 +51,19 @@ export interface ClientOptions {
   onRetry?: (info: {operation: Operation; attempt: number; delayMs: number; why: string}) => void
   now?: () => number
   random?: () => number
+  /** The most one answer may take once inflated (default `MAX_ANSWER_BYTES`). */
+  maxAnswerBytes?: number
 }
+
+/**
+ * The most one answer may take, once inflated. A full page (1000 logs) is a few MB; an aggregate
+ * answer less. The client asks for gzip, and fetch inflates whatever `Content-Encoding` says, so
+ * a small gzip bomb from a proxy or a misdirected `--api-url` would otherwise inflate to gigabytes.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+/** An answer that grew past the cap while it was read. */
+class AnswerTooLarge extends Error {}
 
 export interface RequestStats {
   requests: number
@@ -94,9 +106,10 @@ export class DatadogClient {
 
   /**
    * Runs one API call with retries and returns the wire JSON of its answer. `invoke` must build a
-   * fresh request body on every call (the client's helpers mutate what they are given).
+   * fresh request body on every call (the client's helpers mutate what they are given). `check`
+   * turns a 2xx answer that is not what the operation returns into a failure, retried as any.
    */
-  async call(operation: Operation, invoke: (apis: Apis) => Promise<unknown>): Promise<unknown> {
+  async call(operation: Operation, invoke: (apis: Apis) => Promise<unknown>, check?: (json: unknown) => RequestFailure | undefined): Promise<unknown> {
     const apis = await this.load()
     const started = this.now()
     for (let attempt = 1; ; attempt++) {
@@ -116,7 +129,8 @@ export class DatadogClient {
       }
       if (capture.failure === undefined && capture.json !== undefined) {
         if (isPartial(capture.json)) capture.failure = {kind: 'partial'}
-        else return capture.json
+        else capture.failure = check?.(capture.json)
+        if (capture.failure === undefined) return capture.json
       }
       const failure = capture.failure ?? {kind: 'network'}
       if (failure.kind === 'http' && failure.status === 429) this.rate.pause(operation, failure.resetSeconds)
@@ -170,10 +184,11 @@ export class DatadogClient {
       throw new Error(describeFailure(failure))
     }
     this.rate.observe(operationOf(url), response.headers)
+    const limitBytes = this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES
     try {
-      body = await response.text()
+      body = await readCapped(response, limitBytes)
     } catch (error: unknown) {
-      if (capture) capture.failure = isTimeout(error) ? {kind: 'timeout'} : {kind: 'truncated'}
+      if (capture) capture.failure = error instanceof AnswerTooLarge ? {kind: 'too-large', limitBytes} : isTimeout(error) ? {kind: 'timeout'} : {kind: 'truncated'}
       throw error
     }
     if (capture) capture.body = body
@@ -249,6 +264,29 @@ export class DatadogClient {
     }
     return this.apis
   }
+}
+
+/**
+ * The body as text, read chunk by chunk as fetch inflates it, given up (and the connection
+ * cancelled) as soon as it passes `limit` bytes: at most one chunk more than the cap is held.
+ */
+async function readCapped(response: Response, limit: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const {done, value} = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined)
+      throw new AnswerTooLarge(`answer larger than ${limit} bytes`)
+    }
+    chunks.push(value)
+  }
+  // As `response.text()` decodes: UTF-8, a byte-order mark dropped, bad bytes replaced.
+  return new TextDecoder().decode(Buffer.concat(chunks, size))
 }
 
 function operationOf(url: string): Operation {

@@ -8,7 +8,7 @@ import type {DeclaredDeploy} from '../../model/deploy'
 import {DeployFileError, parseDeploys} from '../deploys/parse-deploys'
 import {SourceError} from '../errors'
 import type {DatadogClient} from './client'
-import {isRedirectRefused, PullAborted} from './errors'
+import {endsTheRun, PullAborted} from './errors'
 import {plural} from '../../util/plural'
 
 const PAGE_LIMIT = 1000
@@ -28,7 +28,7 @@ export async function pullDeployEvents(client: DatadogClient, query: string, ran
   try {
     items = await searchV2(client, query, range)
   } catch (error: unknown) {
-    if (error instanceof PullAborted || !(error instanceof SourceError) || isRedirectRefused(error)) throw error
+    if (error instanceof PullAborted || !(error instanceof SourceError) || endsTheRun(error)) throw error
     fallbackReason = error.message.split('\n')[0] ?? error.message
     notice?.(`Datadog Events API v2 search failed (${fallbackReason}): trying the v1 events list`)
     api = 'v1'

@@ -27,3 +27,11 @@ export class PullAborted extends Error {
     this.name = 'PullAborted'
   }
 }
+
+/**
+ * A failure that ends the run wherever it happens, fallbacks included: a refused redirect, or an
+ * answer that grew past the cap (a fallback would only ask the same server for another bomb).
+ */
+export function endsTheRun(error: unknown): error is DatadogRequestError {
+  return isRedirectRefused(error) || (error instanceof DatadogRequestError && error.failure.kind === 'too-large')
+}

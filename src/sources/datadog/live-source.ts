@@ -11,6 +11,7 @@ import type {Rejection} from '../../model/rejection'
 import type {DatadogInputSummary} from '../../model/report'
 import {normalizeObject} from '../file/records'
 import type {NormalizeOptions} from '../../normalize/fields'
+import {ConfigError} from '../../config/parse'
 import {SourceError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {promises as fs} from 'node:fs'
@@ -118,6 +119,7 @@ export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): 
   let kept: PullFileState | undefined
   if (req.spool !== undefined) {
     kept = await readPullState(join(req.spool, SPOOL_STATE), 'analyze --spool')
+    if (kept) checkSameSpool(req.spool, kept.spec, req.spec)
     if (kept) {
       const {query, range} = kept.spec
       hooks.onNotice?.(`Continuing the pull kept in ${req.spool} (${query}, ${new Date(range.from).toISOString()} to ${new Date(range.to).toISOString()}): ${pluralCount(kept.written.events, 'event')} already pulled`)
@@ -139,6 +141,25 @@ export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): 
   const source = new DatadogLogSource(pull, req.normalize, spool)
   const summary = (): DatadogInputSummary => ({...pull.summary(), ...(source.replayed > 0 ? {resumed: {events: source.replayed}} : {})})
   return {source, deploys, summary, estimate: () => pull.estimate(), census: () => pull.census()}
+}
+
+/**
+ * A spool continues only the pull it was started for: another query, range, pull mode or scope
+ * would read back events of one and pull the rest of the other, and report the mix. (`--since`
+ * moves with the clock: a run that should continue gives the range explicitly.)
+ */
+function checkSameSpool(dir: string, kept: PullSpec, asked: PullSpec): void {
+  const iso = (ms: number): string => new Date(ms).toISOString()
+  const scope = (s: PullSpec['scope']): string => `${(s.indexes ?? []).join(',') || '(all)'}${s.storageTier ? ` ${s.storageTier}` : ''}`
+  const diffs: string[] = []
+  if (kept.query !== asked.query) diffs.push(`--query "${kept.query}", not "${asked.query}"`)
+  if (kept.range.from !== asked.range.from || kept.range.to !== asked.range.to) diffs.push(`--from ${iso(kept.range.from)} --to ${iso(kept.range.to)}, not ${iso(asked.range.from)} to ${iso(asked.range.to)}`)
+  if (kept.mode !== asked.mode) diffs.push(`--pull ${kept.mode}, not ${asked.mode}`)
+  if (scope(kept.scope) !== scope(asked.scope)) diffs.push(`indexes and storage tier ${scope(kept.scope)}, not ${scope(asked.scope)}`)
+  if (diffs.length === 0) return
+  throw new ConfigError(`--spool ${dir} holds an interrupted pull of another query or range: it was started with ${diffs.join('; ')}. `
+    + `To continue it, run again with --query "${kept.query}" --from ${iso(kept.range.from)} --to ${iso(kept.range.to)} --pull ${kept.mode} (--since moves with the clock); `
+    + `to start this pull instead, remove ${dir} or give another --spool directory`)
 }
 
 const SPOOL_FILE = 'pull.ndjson.gz'

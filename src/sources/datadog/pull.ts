@@ -10,7 +10,7 @@ import {RECENT_EVIDENCE} from '../../analysis/builds'
 import {bucketsByClient, bucketsOfPeople, bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
 import {AgentClassifier} from '../../analysis/request-kinds'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
-import {isRedirectRefused} from './errors'
+import {endsTheRun} from './errors'
 import {type BucketCounts, bucketFor, bucketRanges, clientWindows, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets, type Slice} from './plan'
 import {PAGE_LIMIT, type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
@@ -56,6 +56,8 @@ export interface PullTuning {
    * rather than windowed: planning windows costs more requests than pulling it whole.
    */
   narrowBelow?: number
+  /** The most one answer may take once inflated (default: the client's `MAX_ANSWER_BYTES`); tests make it small. */
+  maxAnswerBytes?: number
 }
 
 export interface PullHooks {
@@ -102,6 +104,7 @@ export class DatadogPull {
   constructor(readonly connection: DatadogConnection, readonly spec: PullSpec, readonly tuning: PullTuning, private readonly hooks: PullHooks = {}) {
     this.client = new DatadogClient(connection, {
       timeoutMs: tuning.timeoutMs, retry: tuning.retry, signal: hooks.signal, now: hooks.now, random: hooks.random,
+      ...(tuning.maxAnswerBytes === undefined ? {} : {maxAnswerBytes: tuning.maxAnswerBytes}),
       onRetry: ({operation, attempt, delayMs, why}) => hooks.onNotice?.(`Datadog ${operation}: ${why}; retrying in ${formatMs(delayMs)} (attempt ${attempt + 1} of ${tuning.retry.maxAttempts})`),
     })
   }
@@ -411,7 +414,7 @@ function withEdges(plan: PullPlan, edges: Edges): PullPlan {
 function reasonOf(error: unknown): string {
   if (error instanceof PullAborted || !(error instanceof SourceError)) throw error
   if (error instanceof DatadogRequestError && error.failure.kind === 'http' && (error.failure.status === 401 || error.failure.status === 403)) throw error
-  if (isRedirectRefused(error)) throw error
+  if (endsTheRun(error)) throw error
   return error.message.split('\n')[0] ?? error.message
 }
 

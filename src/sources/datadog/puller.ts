@@ -10,6 +10,7 @@ import {merge} from '../order'
 import type {DatadogClient} from './client'
 import {DatadogRequestError} from './errors'
 import type {RateLimitBudget} from './rate-limit'
+import type {RequestFailure} from './retry'
 
 /** Datadog's maximum page size; its default (10) would cost a hundred times more requests. */
 export const PAGE_LIMIT = 1000
@@ -61,12 +62,25 @@ export interface PullerOptions {
   now?: () => number
 }
 
-/** Pages of one slice, oldest first. A fresh request body is built for every request. */
-export async function* pullSlice(client: DatadogClient, scope: SearchScope, task: SliceTask, notice?: (m: string) => void): AsyncGenerator<Pulled[]> {
+/** Pages in a row that bring no new event (the cursor sent back unchanged, or only ids already pulled) before a slice is given up. */
+export const MAX_STUCK_PAGES = 3
+
+/**
+ * Pages of one slice, oldest first, each event of the slice once. A fresh request body is built
+ * for every request.
+ *
+ * Copies are dropped by id within the slice whatever their age (pages that overlap, a cursor
+ * restarted from the last time seen): the merge behind it keeps ids for a minute only, and a copy
+ * older than that would put the stream out of time order. The ids are those of one slice (its
+ * planned events, about `--slice-events`), dropped when it ends.
+ */
+export async function* pullSlice(client: DatadogClient, scope: SearchScope, task: SliceTask, notice?: (m: string) => void, onCopies?: (n: number) => void): AsyncGenerator<Pulled[]> {
   let cursor: string | undefined
   let from = task.from
   let lastTime: number | undefined
   let restarts = 0
+  const seen = new Set<string>()
+  let stuck = 0
   for (let page = 0; page < MAX_PAGES_PER_SLICE; page++) {
     const pageCursor = cursor
     const body = (): LogsListRequest => ({
@@ -80,12 +94,12 @@ export async function* pullSlice(client: DatadogClient, scope: SearchScope, task
     })
     let json: unknown
     try {
-      json = await client.call('logs-search', (apis) => apis.logs.listLogs({body: body()}))
+      json = await client.call('logs-search', (apis) => apis.logs.listLogs({body: body()}), hasDataList)
     } catch (error: unknown) {
       if (pageCursor !== undefined && isInvalidCursor(error) && restarts < MAX_CURSOR_RESTARTS) {
         // Cursors expire. Ascending order makes every event before the last time seen already
         // pulled: start again from that time; the events of that very time come twice and are
-        // dropped by id downstream.
+        // dropped by id.
         restarts++
         cursor = undefined
         from = lastTime ?? task.from
@@ -94,25 +108,52 @@ export async function* pullSlice(client: DatadogClient, scope: SearchScope, task
       }
       throw error
     }
-    const data = (json as {data?: unknown} | null)?.data
-    if (!Array.isArray(data) || data.length === 0) return
+    // A data list is there (checked by the client): only an empty one ends the slice.
+    const data = (json as {data: unknown[]}).data
+    if (data.length === 0) return
     const items: Pulled[] = []
+    let copies = 0
     for (const raw of data) {
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) continue
       const item = raw as Record<string, unknown>
+      const id = typeof item.id === 'string' ? item.id : undefined
+      if (id !== undefined) {
+        if (seen.has(id)) {
+          copies++
+          continue
+        }
+        seen.add(id)
+      }
       const attrs = item.attributes as {timestamp?: unknown} | undefined
       // An item without a usable time keeps its place; the normalizer rejects it with a reason.
       const time = parseTime(attrs?.timestamp)?.ms ?? lastTime ?? from
-      items.push({time, item, ...(typeof item.id === 'string' ? {id: item.id} : {})})
+      items.push({time, item, ...(id === undefined ? {} : {id})})
       lastTime = time
     }
-    yield items
+    if (copies > 0) onCopies?.(copies)
+    if (items.length > 0) yield items
     // A short page is not the last one: only an empty page or a missing cursor ends the slice.
     const after = (json as {meta?: {page?: {after?: unknown}}}).meta?.page?.after
     if (typeof after !== 'string' || after === '') return
+    // A cursor that does not move, or pages of events already pulled, would be followed for ever.
+    stuck = after === pageCursor || items.length === 0 ? stuck + 1 : 0
+    if (stuck >= MAX_STUCK_PAGES) {
+      throw new SourceError(`Datadog's page cursor stopped moving in the slice ${sliceName(task)}: ${MAX_STUCK_PAGES} pages in a row ${after === pageCursor ? 'sent back the cursor they were asked with' : 'held only events already pulled'}; stopping`, 'datadog')
+    }
     cursor = after
   }
-  throw new SourceError(`Datadog kept returning pages for ${new Date(task.from).toISOString()}..${new Date(task.to).toISOString()} (over ${MAX_PAGES_PER_SLICE}): stopping`, 'datadog')
+  throw new SourceError(`Datadog kept returning pages for the slice ${sliceName(task)} (over ${MAX_PAGES_PER_SLICE}): stopping`, 'datadog')
+}
+
+/** A slice as a user can find it: its times, and its query (cut short: a narrowed query lists many terms). */
+function sliceName(task: SliceTask): string {
+  const q = task.query.length > 120 ? `${task.query.slice(0, 117)}...` : task.query
+  return `${new Date(task.from).toISOString()}..${new Date(task.to).toISOString()} (query ${q})`
+}
+
+/** A search answer is a page only with a `data` list; `{"errors": [...]}`, `{}` or `{"data": null}` is a failed request. */
+function hasDataList(json: unknown): RequestFailure | undefined {
+  return Array.isArray((json as {data?: unknown} | null)?.data) ? undefined : {kind: 'no-data'}
 }
 
 function isInvalidCursor(error: unknown): boolean {
@@ -157,7 +198,7 @@ class SliceRun {
 export class Puller {
   slicesDone = 0
   pages = 0
-  /** Events received, copies included. */
+  /** Events received, copies dropped within a slice left out. */
   events = 0
   /** Copies dropped by id (slice edges, restarted cursors, overlapping pages). */
   duplicates = 0
@@ -249,7 +290,8 @@ export class Puller {
 
   private async pull(run: SliceRun): Promise<void> {
     try {
-      for await (const page of pullSlice(this.client, this.scope, run.task, this.options.onNotice)) {
+      // Copies a slice drops (overlapping pages, a restarted cursor) are counted as the merge's are.
+      for await (const page of pullSlice(this.client, this.scope, run.task, this.options.onNotice, (n) => (this.duplicates += n))) {
         this.pages++
         this.events += page.length
         run.push(page)

@@ -22,6 +22,10 @@ export type RequestFailure =
    * with the request's scheme, host and port.
    */
   | {kind: 'redirect'; status: number; target?: string; sameOrigin: boolean}
+  /** A 2xx search answer without a `data` list (`{"errors": [...]}`, `{}`, `{"data": null}`): not a page, and no last page either. */
+  | {kind: 'no-data'}
+  /** The answer, once inflated (`Content-Encoding: gzip`), grew past the cap on one answer: a decompression bomb or a misdirected URL. */
+  | {kind: 'too-large'; limitBytes: number}
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -65,6 +69,8 @@ function backoff(attempt: number, policy: RetryPolicy, random: number): number {
 function isTransient(f: RequestFailure): boolean {
   // A redirect is configuration (where --api-url points), not luck: asking again gets it again.
   if (f.kind === 'redirect') return false
+  // Asking again would download (and inflate) the same bomb again.
+  if (f.kind === 'too-large') return false
   if (f.kind !== 'http') return true
   // 408 and 429 are the only 4xx a server expects to be repeated; 400/401/403/404 never change.
   return f.status === 408 || f.status === 429 || f.status >= 500
@@ -78,8 +84,14 @@ export function describeFailure(f: RequestFailure): string {
     case 'truncated': return 'the answer was cut off'
     case 'invalid-json': return 'the answer was not valid JSON'
     case 'partial': return 'Datadog timed out on the query (partial page)'
+    case 'no-data': return 'a 2xx answer without a data list'
+    case 'too-large': return `the answer grew past ${mib(f.limitBytes)} (the most one answer may take, once inflated)`
     case 'redirect': return f.target === undefined ? `HTTP ${f.status} redirect without a usable Location` : `HTTP ${f.status} redirect to ${f.target}${f.sameOrigin ? ' (same origin)' : ''}`
   }
+}
+
+function mib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB` : `${bytes} bytes`
 }
 
 function seconds(ms: number): string {

@@ -20,6 +20,8 @@ const TABLE: [string, RequestFailure, number, number, number, number | false][] 
   ['a body cut off', {kind: 'truncated'}, 1, 0, 0, 500],
   ['a 200 that is not JSON', {kind: 'invalid-json'}, 1, 0, 0, 500],
   ['a partial page (meta.status timeout)', {kind: 'partial'}, 1, 0, 0, 500],
+  ['a 2xx search answer without a data list, as a 5xx', {kind: 'no-data'}, 2, 0, 0, 1000],
+  ['an answer past the cap once inflated is never retried', {kind: 'too-large', limitBytes: 64 * 1024 * 1024}, 1, 0, 0, false],
   ['400 is never retried', http(400), 1, 0, 0, false],
   ['401 is never retried', http(401), 1, 0, 0, false],
   ['403 is never retried', http(403), 1, 0, 0, false],
