@@ -1,4 +1,5 @@
 import {closeSync, createReadStream, promises as fs, openSync, readSync, type ReadStream, statSync} from 'node:fs'
+import * as zlib from 'node:zlib'
 import {createGunzip, createInflateRaw} from 'node:zlib'
 import {InputError} from '../errors'
 
@@ -232,6 +233,11 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
   let inflater: ReturnType<typeof createInflateRaw> | undefined
   let fed = 0
   let trailer = 0
+  /** The member's trailer as read so far (CRC-32 and ISIZE, little-endian), and what its data gave. */
+  let trailerBytes: Buffer[] = []
+  let crc = 0
+  let isize = 0
+  let member = 0
   const out: Buffer[] = []
   let memberEnded = false
   try {
@@ -241,7 +247,9 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
         if (trailer > 0) {
           const n = Math.min(trailer, pending.length)
           trailer -= n
+          trailerBytes.push(pending.subarray(0, n))
           pending = pending.subarray(n)
+          if (trailer === 0) checkTrailer(Buffer.concat(trailerBytes), crc, isize, member)
           continue
         }
         if (!inflater) {
@@ -250,7 +258,14 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
           if (h === 0) break
           pending = pending.subarray(h)
           const z = createInflateRaw()
-          z.on('data', (d: Buffer) => out.push(d))
+          crc = 0
+          isize = 0
+          member++
+          z.on('data', (d: Buffer) => {
+            crc = crc32(d, crc)
+            isize = (isize + d.length) % 0x100000000
+            out.push(d)
+          })
           z.on('end', () => (memberEnded = true))
           inflater = z
           fed = 0
@@ -276,6 +291,7 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
           pending = rest > 0 ? piece.subarray(piece.length - rest) : Buffer.alloc(0)
           inflater = undefined
           trailer = 8
+          trailerBytes = []
         }
       }
     }
@@ -284,6 +300,35 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
   } finally {
     inflater?.destroy()
   }
+}
+
+/**
+ * A member's trailer against its data (RFC 1952: CRC-32, then the length modulo 2^32): one byte
+ * changed anywhere in a gzip file fails here (`gzip -t`'s "crc error"), and the data is corrupt.
+ */
+function checkTrailer(t: Buffer, crc: number, isize: number, member: number): void {
+  const where = member > 1 ? ` (gzip member ${member})` : ''
+  if (t.readUInt32LE(0) !== crc >>> 0) throw new Error(`gzip data corrupt: CRC-32 check failed${where}`)
+  if (t.readUInt32LE(4) !== isize) throw new Error(`gzip data corrupt: length check failed${where}`)
+}
+
+/** CRC-32 as gzip computes it (zlib's own since Node 20.15; a table otherwise). */
+const crc32: (data: Buffer, value: number) => number =
+  typeof (zlib as {crc32?: unknown}).crc32 === 'function' ? (d, v) => (zlib as unknown as {crc32(d: Buffer, v: number): number}).crc32(d, v) : tableCrc32
+
+let CRC_TABLE: Uint32Array | undefined
+function tableCrc32(data: Buffer, value: number): number {
+  if (!CRC_TABLE) {
+    CRC_TABLE = new Uint32Array(256)
+    for (let n = 0; n < 256; n++) {
+      let c = n
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+      CRC_TABLE[n] = c >>> 0
+    }
+  }
+  let c = ~value >>> 0
+  for (const b of data) c = (CRC_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8)
+  return ~c >>> 0
 }
 
 async function restLength(raw: AsyncIterable<Buffer>): Promise<number> {
