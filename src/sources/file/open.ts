@@ -84,9 +84,18 @@ export async function openInput(path: string, displayName = path): Promise<Input
     raw?.destroy()
     await handle?.close().catch(() => undefined)
     if (error instanceof InputError) throw error
+    if (tooManyOpen(error)) throw new InputError(`${displayName}: cannot be opened: ${TOO_MANY_OPEN}`, displayName)
     throw new InputError(`${displayName}: cannot read (${describeFsError(error)})`, displayName)
   }
 }
+
+/** The limit of open files reached (EMFILE: this process's, `ulimit -n`; ENFILE: the system's). */
+const tooManyOpen = (error: unknown): boolean => ['EMFILE', 'ENFILE'].includes((error as {code?: string}).code ?? '')
+
+/** What to do when the inputs are more than the files a process may hold open. */
+const TOO_MANY_OPEN = 'too many files open at once (the limit of open files, `ulimit -n`, was reached). ' +
+  'Every input is read at the same time, to merge them in time order: raise the limit (`ulimit -n 4096`), ' +
+  'or give fewer files, joined first (`cat *.log | skewscan analyze -`; zcat for gzip files): an input out of time order is sorted'
 
 /** A regular file's bytes from its start up to `size`, read at offsets of the one descriptor. */
 async function* fileBytes(fh: fs.FileHandle, size: number): AsyncGenerator<Buffer> {
