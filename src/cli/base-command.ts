@@ -7,6 +7,7 @@ import type {InputSummary} from '../model/report'
 import {inertJson, terminalSafeLines} from '../report/sanitize'
 import {InputError, SourceError} from '../sources/errors'
 import {EXIT} from './exit-codes'
+import {removeTemporariesOnSignals} from './signals'
 import {closest} from './suggest'
 
 /**
@@ -37,6 +38,7 @@ function outputFailed(error: NodeJS.ErrnoException): never {
 export abstract class BaseCommand extends Command {
   override async init(): Promise<void> {
     guardOutput()
+    removeTemporariesOnSignals()
     await super.init()
   }
 

@@ -24,3 +24,15 @@ export class OrderViolation extends Error {
     this.name = 'OrderViolation'
   }
 }
+
+/**
+ * A file changed while it was read: cut short (logrotate's copytruncate) or, for a reader that
+ * opens it again, replaced by another file at its path (logrotate's create). What it held past
+ * that point was not read: lost input, as a truncated gzip is.
+ */
+export class FileChanged extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'FileChanged'
+  }
+}

@@ -1,4 +1,5 @@
 import {closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
+import {trackTemporary} from './temporaries'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {AccessEvent} from '../model/access-event'
@@ -63,7 +64,10 @@ class Spill {
 
   constructor(private readonly opts: SpillOptions) {
     this.dir = mkdtempSync(join(opts.dir ?? tmpdir(), 'skewscan-sort-'))
+    this.untrack = trackTemporary(this.dir)
   }
+
+  private readonly untrack: () => void
 
   /** Writes one sorted run. */
   write(sorted: readonly AccessEvent[]): void {
@@ -96,6 +100,7 @@ class Spill {
 
   remove(): void {
     rmSync(this.dir, {recursive: true, force: true})
+    this.untrack()
   }
 }
 

@@ -6,7 +6,7 @@
  * of two hours of traffic (~17k requests) (with malformed lines mixed in) in several formats and orders, newest-first
  * included. Ranges are kept tiny here so that files are cut into many of them; nothing is timed.
  */
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -224,7 +224,8 @@ describe('a worker started before the run (bin/run.js, for analyze)', () => {
     const path = fixture('rolling-round-robin', 'dd-events.ndjson')
     const size = readFileSync(path).length
     const chunkBytes = 3000
-    const ranges = [...byteRanges(path, size, chunkBytes)]
+    // Of this very file (its device and inode), as prestartFor cuts them.
+    const ranges = [...byteRanges(path, size, chunkBytes, statSync(path))]
     // Ranges 0-3 as the run will ask; range 4 of another size (the file changed): never used.
     const jobs = ranges.slice(0, 4).concat({...(ranges[4] as LineRange), size: size + 1}).map((range) => ({range, opts: DEFAULT_NORMALIZE}))
     const req = {inputs: [path], normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000}
@@ -265,7 +266,7 @@ describe('a worker started before the run (bin/run.js, for analyze)', () => {
     const lines = readFileSync(fixture('quiet', 'ingress.log'))
     writeFileSync(big, Buffer.concat(Array.from({length: Math.ceil(DEFAULT_MIN_FILE_BYTES / lines.length)}, () => lines)))
     const small = fixture('quiet', 'ingress.log')
-    const [firstRange] = byteRanges(big, readFileSync(big).length, DEFAULT_CHUNK_BYTES)
+    const [firstRange] = byteRanges(big, readFileSync(big).length, DEFAULT_CHUNK_BYTES, statSync(big))
     // Whether a worker was taken over, and whether the run's first range was among its guesses.
     const prestarted = async (args: string[]): Promise<[number, number]> => {
       const p = await withEarlyPool(() => prestartFor(args), async (pool) => {

@@ -6,7 +6,7 @@ import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatById, textFormatOf} fro
 import {normalizeDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {userLineMatches} from '../../normalize/user-formats'
-import {InputError} from '../errors'
+import {FileChanged, InputError} from '../errors'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {GCS_USAGE, isGcsUsageHeader, parseGcsUsageRow} from '../../normalize/formats/gcs'
 import {csvCells, csvColumns, csvRowToLog, looksLikeCsvHeader} from './csv'
@@ -80,7 +80,7 @@ export class FileSource implements RecordSource {
       const kind = input.kind
       if (p && kind && !kind.gzip && kind.size >= p.minFileBytes) {
         input.close()
-        yield* this.counted(parallelLineBatches(this.path, this.displayName, kind.size, this.opts, p))
+        yield* this.counted(parallelLineBatches(this.path, this.displayName, kind, this.opts, p))
       } else if (format === 'json-documents') {
         yield* this.documentBatches(head.chunks)
       } else {
@@ -93,7 +93,8 @@ export class FileSource implements RecordSource {
       if (this.stats.records > 0 && this.foreign === this.stats.records) throw this.unreadable()
     } catch (error: unknown) {
       if (!(error instanceof StreamCut)) throw error
-      yield this.batchOf([], [this.reject('truncated-input', error.line, `input ends early: ${error.message}`)])
+      const detail = error.cause instanceof FileChanged ? error.message : `input ends early: ${error.message}`
+      yield this.batchOf([], [this.reject('truncated-input', error.line, detail)])
     } finally {
       input.close()
     }

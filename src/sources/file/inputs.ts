@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {InputError} from '../errors'
 import {archiveOf, isGzip} from './open'
+import {trackTemporary} from '../temporaries'
 
 /** An input as named on the command line, and the path it is read from. */
 export interface NamedInput {
@@ -44,8 +45,10 @@ export async function readableInputs(names: readonly string[], stdin: Readable |
     distinct.push({name, once: name === '-' || (st !== undefined && !st.isFile() && !st.isDirectory())})
   }
   let dir: string | undefined
+  let untrack = (): void => {}
   const dispose = async (): Promise<void> => {
     if (dir) await fs.rm(dir, {recursive: true, force: true})
+    untrack()
   }
   try {
     const paths: NamedInput[] = []
@@ -55,7 +58,10 @@ export async function readableInputs(names: readonly string[], stdin: Readable |
         continue
       }
       if (input.name === '-' && !stdin) throw new InputError('-: no standard input to read', '-')
-      dir ??= await fs.mkdtemp(join(tmpdir(), 'skewscan-'))
+      if (dir === undefined) {
+        dir = await fs.mkdtemp(join(tmpdir(), 'skewscan-'))
+        untrack = trackTemporary(dir)
+      }
       const path = join(dir, `input-${i}`)
       await keep(input.name === '-' ? (stdin as Readable) : createReadStream(input.name), path, input.name)
       paths.push({name: input.name, path})

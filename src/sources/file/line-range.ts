@@ -1,4 +1,5 @@
-import {closeSync, openSync, readSync} from 'node:fs'
+import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {FileChanged} from '../errors'
 import type {AccessFields} from '../../model/parse-outcome'
 import type {RejectReason} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
@@ -40,11 +41,15 @@ export interface LineRange {
   end: number
   /** The file's size when the run began. */
   size: number
+  /** The file's device and inode when the run began: a range that finds another file at the path reads nothing. */
+  dev?: number
+  ino?: number
 }
 
 /** A file cut into ranges of `chunkBytes` from its start, as the parallel reader hands them out. */
-export function* byteRanges(path: string, size: number, chunkBytes: number): Generator<LineRange> {
-  for (let start = 0; start < size; start += chunkBytes) yield {path, start, end: Math.min(size, start + chunkBytes), size}
+export function* byteRanges(path: string, size: number, chunkBytes: number, file?: {dev: number; ino: number}): Generator<LineRange> {
+  const identity = file ? {dev: file.dev, ino: file.ino} : {}
+  for (let start = 0; start < size; start += chunkBytes) yield {path, start, end: Math.min(size, start + chunkBytes), size, ...identity}
 }
 
 /** How much past the range end is read at a time to finish its last line. */
@@ -65,8 +70,14 @@ export function readLineRange(range: LineRange, maxLength: number, onLine: (text
   if (start >= end || start >= size) return 0
   const fd = openSync(range.path, 'r')
   try {
+    const now = fstatSync(fd)
+    if (range.dev !== undefined && (now.dev !== range.dev || now.ino !== range.ino)) {
+      throw new FileChanged('was replaced by another file at its path while read (renamed away, as logrotate\'s create does)')
+    }
+    if (now.size < size) throw cut(size, now.size)
     const from = start === 0 ? 0 : start - 1
     const buf = readAt(fd, from, Math.min(end, size) - from)
+    if (buf.length < Math.min(end, size) - from) throw cut(size, from + buf.length)
     let p = 0
     if (start > 0) {
       const nl = buf.indexOf(10)
@@ -106,6 +117,10 @@ export function readLineRange(range: LineRange, maxLength: number, onLine: (text
   }
 }
 
+/** A file that holds fewer bytes than when the run began: cut while read (logrotate's copytruncate). */
+const cut = (size: number, now: number): FileChanged =>
+  new FileChanged(`was cut while read: it held ${size} bytes when opened, and ${now} later (as logrotate's copytruncate does)`)
+
 /**
  * The buffer ranges are read into, kept for the next range: a range's lines are decoded into
  * strings of their own, so its bytes are not needed once it is parsed. A fresh megabyte per range
@@ -133,7 +148,7 @@ function readTail(fd: number, head: Buffer, position: number, size: number, maxL
   let total = head.length
   while (position < size) {
     const block = readAt(fd, position, Math.min(TAIL_BLOCK, size - position), true)
-    if (block.length === 0) break
+    if (block.length === 0) throw cut(size, position)
     position += block.length
     const nl = block.indexOf(10)
     const piece = nl === -1 ? block : block.subarray(0, nl)
@@ -159,11 +174,18 @@ export interface ParsedRange {
   rejections: {reason: RejectReason; line: number; detail?: string}[]
   /** Lines that start in the range (blank ones included). */
   lines: number
+  /** Set when the file was no longer the one opened (see FileChanged): nothing of the range was read. */
+  changed?: string
 }
 
 /** Reads and normalises the lines of a range (see readLineRange), packing each event as it comes. */
 export function parseLineRange(range: LineRange, opts: NormalizeOptions, spares?: ArrayBuffer[]): ParsedRange {
-  return packing(opts, (take) => readLineRange(range, MAX_LINE, take), spares)
+  try {
+    return packing(opts, (take) => readLineRange(range, MAX_LINE, take), spares)
+  } catch (error: unknown) {
+    if (!(error instanceof FileChanged)) throw error
+    return {buffer: new EventPacker().finish(), rejections: [], lines: 0, changed: error.message}
+  }
 }
 
 /**

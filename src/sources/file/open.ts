@@ -1,11 +1,16 @@
-import {closeSync, createReadStream, promises as fs, openSync, readSync, type ReadStream, statSync} from 'node:fs'
+import {closeSync, createReadStream, promises as fs, fstatSync, openSync, readSync, type ReadStream} from 'node:fs'
+import * as zlib from 'node:zlib'
+import {Readable} from 'node:stream'
 import {createGunzip, createInflateRaw} from 'node:zlib'
-import {InputError} from '../errors'
+import {FileChanged, InputError} from '../errors'
 
 /** A regular file's size and whether it starts with the gzip magic number. */
 export interface FileKind {
   size: number
   gzip: boolean
+  /** The file's identity (device and inode): a reader that opens it again checks it is the same file. */
+  dev: number
+  ino: number
 }
 
 /** A file's bytes (gunzipped when it is gzip), and how to stop reading them early. */
@@ -23,44 +28,101 @@ export interface Input {
  * compressions skewscan does not read (a zip is not a log, even when its members are stored).
  */
 export async function openInput(path: string, displayName = path): Promise<Input> {
+  let handle: fs.FileHandle | undefined
   let raw: ReadStream | undefined
   try {
-    const stat = await fs.stat(path)
+    // One descriptor throughout: a file renamed away while it is read (logrotate's `create`) is
+    // still the one read, whole, never a mix of it and the new file at its path.
+    handle = await fs.open(path, 'r')
+    const stat = await handle.stat()
     if (stat.isDirectory()) throw new InputError(`${displayName}: is a directory, not a log file`, displayName)
-    raw = createReadStream(path, {highWaterMark: 1 << 20})
-    const it = (raw as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
-    const start: Buffer[] = []
-    let size = 0
-    let ended = false
-    while (size < MAGIC_BYTES) {
-      const next = await it.next()
-      if (next.done) {
-        ended = true
-        break
+    const fh = handle
+    let start: Buffer[]
+    let rest: AsyncIterator<Buffer> | undefined
+    if (stat.isFile()) {
+      const magic = Buffer.alloc(MAGIC_BYTES)
+      start = [magic.subarray(0, (await fh.read(magic, 0, MAGIC_BYTES, 0)).bytesRead)]
+    } else {
+      // A pipe or a device: the first bytes are read from the stream, which has no offsets. The stream owns the descriptor.
+      raw = createReadStream('', {fd: fh, highWaterMark: 1 << 20})
+      handle = undefined
+      const it = (raw as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+      start = []
+      let size = 0
+      rest = it
+      while (size < MAGIC_BYTES) {
+        const next = await it.next()
+        if (next.done) {
+          rest = undefined
+          break
+        }
+        start.push(next.value)
+        size += next.value.length
       }
-      start.push(next.value)
-      size += next.value.length
     }
     const first = Buffer.concat(start)
     const archive = archiveOf(first)
     if (archive) throw new InputError(`${displayName}: ${archive.name}, not a log file: skewscan reads plain and gzip files (${archive.hint})`, displayName)
     const gzip = isGzip(first)
-    const stream = raw
-    const close = (): void => {
-      stream.destroy()
+    if (raw) {
+      const stream = raw
+      const close = (): void => void stream.destroy()
+      const chunks = prepended(start, rest)
+      return gzip ? {chunks: gzipMembers(chunks), close} : {chunks, close}
     }
-    const chunks = prepended(start, ended ? undefined : it)
-    if (!stat.isFile()) return gzip ? {chunks: gzipMembers(chunks), close} : {chunks, close}
-    const kind = {size: stat.size, gzip}
-    if (!gzip) return {chunks, close, kind}
-    // A gzip file is read again from its start, by the gunzip that can fall back to reading its members.
-    close()
-    return {...gunzipped(createReadStream(path, {highWaterMark: 1 << 20}), path), kind}
+    const close = (): void => void fh.close().catch(() => undefined)
+    const kind = {size: stat.size, gzip, dev: stat.dev, ino: stat.ino}
+    // A regular file is read up to its size at open: lines appended while it is read are left for the next run.
+    const whole = (): AsyncGenerator<Buffer> => counted(fileBytes(fh, stat.size), stat.size, () => checkWhole(fh, stat.size, displayName))
+    if (!gzip) return {chunks: whole(), close, kind}
+    const g = gunzipped(whole)
+    return {chunks: g.chunks, close: () => {
+      g.close()
+      close()
+    }, kind}
   } catch (error: unknown) {
     raw?.destroy()
+    await handle?.close().catch(() => undefined)
     if (error instanceof InputError) throw error
+    if (tooManyOpen(error)) throw new InputError(`${displayName}: cannot be opened: ${TOO_MANY_OPEN}`, displayName)
     throw new InputError(`${displayName}: cannot read (${describeFsError(error)})`, displayName)
   }
+}
+
+/** The limit of open files reached (EMFILE: this process's, `ulimit -n`; ENFILE: the system's). */
+const tooManyOpen = (error: unknown): boolean => ['EMFILE', 'ENFILE'].includes((error as {code?: string}).code ?? '')
+
+/** What to do when the inputs are more than the files a process may hold open. */
+const TOO_MANY_OPEN = 'too many files open at once (the limit of open files, `ulimit -n`, was reached). ' +
+  'Every input is read at the same time, to merge them in time order: raise the limit (`ulimit -n 4096`), ' +
+  'or give fewer files, joined first (`cat *.log | skewscan analyze -`; zcat for gzip files): an input out of time order is sorted'
+
+/** A regular file's bytes from its start up to `size`, read at offsets of the one descriptor. */
+async function* fileBytes(fh: fs.FileHandle, size: number): AsyncGenerator<Buffer> {
+  for (let position = 0; position < size;) {
+    const buf = Buffer.allocUnsafe(Math.min(1 << 20, size - position))
+    const {bytesRead} = await fh.read(buf, 0, buf.length, position)
+    if (bytesRead === 0) return
+    position += bytesRead
+    yield bytesRead === buf.length ? buf : buf.subarray(0, bytesRead)
+  }
+}
+
+/** A regular file read to its end that gave fewer bytes than its size at open: it was cut while read. */
+async function* counted(chunks: AsyncIterable<Buffer>, size: number, whole: () => Promise<void>): AsyncGenerator<Buffer> {
+  let got = 0
+  for await (const c of chunks) {
+    got += c.length
+    yield c
+  }
+  if (got < size) throw new FileChanged(`changed while read: it held ${size} bytes when opened, and ended after ${got} (cut short, as logrotate's copytruncate does)`)
+  await whole()
+}
+
+/** The file read whole: still no shorter than when it was opened (cut, then written again past where it was read). */
+async function checkWhole(fh: fs.FileHandle, size: number, displayName: string): Promise<void> {
+  const now = await fh.stat().catch(() => undefined)
+  if (now && now.size < size) throw new FileChanged(`changed while read: ${displayName} held ${size} bytes when opened and ${now.size} once read (cut, as logrotate's copytruncate does)`)
 }
 
 /** Bytes read to tell what a file is. */
@@ -102,7 +164,8 @@ const GUNZIP_AHEAD = 4 * 1024 * 1024
  * taken as it comes and backpressure pauses the file instead. zlib writes 256 KiB at a time (its
  * 16 KiB default costs a round trip to libuv's threads per 16 KiB).
  */
-function gunzipped(raw: ReadStream, path: string): Omit<Input, 'kind'> {
+function gunzipped(from: () => AsyncIterable<Buffer>): Omit<Input, 'kind'> {
+  const raw = Readable.from(from(), {objectMode: false})
   const z = createGunzip({chunkSize: 256 * 1024})
   const queue: Buffer[] = []
   let queued = 0
@@ -166,7 +229,7 @@ function gunzipped(raw: ReadStream, path: string): Omit<Input, 'kind'> {
           // delivered; the bytes after the last member are counted, not read.
           if ((failure.error as {code?: string}).code !== 'Z_DATA_ERROR') throw failure.error
           close()
-          yield* skipping(gzipMembers(createReadStream(path, {highWaterMark: 1 << 20})), delivered)
+          yield* skipping(gzipMembers(from()), delivered)
           return
         } else if (ended) {
           return
@@ -232,6 +295,11 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
   let inflater: ReturnType<typeof createInflateRaw> | undefined
   let fed = 0
   let trailer = 0
+  /** The member's trailer as read so far (CRC-32 and ISIZE, little-endian), and what its data gave. */
+  let trailerBytes: Buffer[] = []
+  let crc = 0
+  let isize = 0
+  let member = 0
   const out: Buffer[] = []
   let memberEnded = false
   try {
@@ -241,7 +309,9 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
         if (trailer > 0) {
           const n = Math.min(trailer, pending.length)
           trailer -= n
+          trailerBytes.push(pending.subarray(0, n))
           pending = pending.subarray(n)
+          if (trailer === 0) checkTrailer(Buffer.concat(trailerBytes), crc, isize, member)
           continue
         }
         if (!inflater) {
@@ -250,7 +320,14 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
           if (h === 0) break
           pending = pending.subarray(h)
           const z = createInflateRaw()
-          z.on('data', (d: Buffer) => out.push(d))
+          crc = 0
+          isize = 0
+          member++
+          z.on('data', (d: Buffer) => {
+            crc = crc32(d, crc)
+            isize = (isize + d.length) % 0x100000000
+            out.push(d)
+          })
           z.on('end', () => (memberEnded = true))
           inflater = z
           fed = 0
@@ -276,6 +353,7 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
           pending = rest > 0 ? piece.subarray(piece.length - rest) : Buffer.alloc(0)
           inflater = undefined
           trailer = 8
+          trailerBytes = []
         }
       }
     }
@@ -284,6 +362,35 @@ async function* gzipMembers(raw: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
   } finally {
     inflater?.destroy()
   }
+}
+
+/**
+ * A member's trailer against its data (RFC 1952: CRC-32, then the length modulo 2^32): one byte
+ * changed anywhere in a gzip file fails here (`gzip -t`'s "crc error"), and the data is corrupt.
+ */
+function checkTrailer(t: Buffer, crc: number, isize: number, member: number): void {
+  const where = member > 1 ? ` (gzip member ${member})` : ''
+  if (t.readUInt32LE(0) !== crc >>> 0) throw new Error(`gzip data corrupt: CRC-32 check failed${where}`)
+  if (t.readUInt32LE(4) !== isize) throw new Error(`gzip data corrupt: length check failed${where}`)
+}
+
+/** CRC-32 as gzip computes it (zlib's own since Node 20.15; a table otherwise). */
+const crc32: (data: Buffer, value: number) => number =
+  typeof (zlib as {crc32?: unknown}).crc32 === 'function' ? (d, v) => (zlib as unknown as {crc32(d: Buffer, v: number): number}).crc32(d, v) : tableCrc32
+
+let CRC_TABLE: Uint32Array | undefined
+function tableCrc32(data: Buffer, value: number): number {
+  if (!CRC_TABLE) {
+    CRC_TABLE = new Uint32Array(256)
+    for (let n = 0; n < 256; n++) {
+      let c = n
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+      CRC_TABLE[n] = c >>> 0
+    }
+  }
+  let c = ~value >>> 0
+  for (const b of data) c = (CRC_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8)
+  return ~c >>> 0
 }
 
 async function restLength(raw: AsyncIterable<Buffer>): Promise<number> {
@@ -299,11 +406,11 @@ async function restLength(raw: AsyncIterable<Buffer>): Promise<number> {
 export function fileKind(path: string): FileKind | undefined {
   let fd: number | undefined
   try {
-    const stat = statSync(path)
-    if (!stat.isFile()) return undefined
     fd = openSync(path, 'r')
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) return undefined
     const magic = Buffer.alloc(2)
-    return {size: stat.size, gzip: isGzip(magic.subarray(0, readSync(fd, magic, 0, 2, 0)))}
+    return {size: stat.size, gzip: isGzip(magic.subarray(0, readSync(fd, magic, 0, 2, 0))), dev: stat.dev, ino: stat.ino}
   } catch {
     return undefined
   } finally {

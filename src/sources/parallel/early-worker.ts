@@ -22,7 +22,7 @@ export interface Guess {
 /** The guess not asked for yet of exactly this job (the same byte range of the same file at the same size, the same options). */
 export function askGuess(guesses: readonly Guess[], range: LineRange, opts: NormalizeOptions): Guess | undefined {
   return guesses.find((g) => !g.then && g.range.path === range.path && g.range.start === range.start && g.range.end === range.end &&
-    g.range.size === range.size && JSON.stringify(g.opts) === JSON.stringify(opts))
+    g.range.size === range.size && g.range.dev === range.dev && g.range.ino === range.ino && JSON.stringify(g.opts) === JSON.stringify(opts))
 }
 
 /** A guess's answer: kept until asked for, or handed to the promise of the pool that asked (and the guess is done with). */

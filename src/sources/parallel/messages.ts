@@ -9,7 +9,7 @@ export type ParseJob = {id: number; opts: NormalizeOptions; spare?: ArrayBuffer}
 
 /** A worker's answer: the range's events packed in `buffer` (event-codec), or why it failed. */
 export type RangeReply =
-  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]; reused?: boolean}
+  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]; reused?: boolean; changed?: string}
   | {id: number; ok: false; message: string}
 
 export type ParsedChunk = Extract<RangeReply, {ok: true}>

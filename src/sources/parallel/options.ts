@@ -68,7 +68,7 @@ export function prestartFor(args: readonly string[]): void {
     // begins on the first ones, with the default field mapping unless the flags choose another.
     const jobs: {range: LineRange; opts: NormalizeOptions}[] = []
     if (!kind.gzip && !flag('--field') && !flag('--session-key')) {
-      for (const range of byteRanges(path, kind.size, DEFAULT_CHUNK_BYTES)) {
+      for (const range of byteRanges(path, kind.size, DEFAULT_CHUNK_BYTES, kind)) {
         if (jobs.push({range, opts: DEFAULT_NORMALIZE}) === PRESTART_RANGES) break
       }
     }

@@ -2,9 +2,10 @@ import {setImmediate as nextTurn} from 'node:timers/promises'
 import type {AccessEvent} from '../../model/access-event'
 import type {Rejection} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
-import {SourceError} from '../errors'
+import {FileChanged, SourceError} from '../errors'
+import type {FileKind} from '../file/open'
 import {byteRanges, type LineBatch, type LineRange, parseLineRange, parseLines, type ParsedRange} from '../file/line-range'
-import type {Line} from '../file/lines'
+import {type Line, StreamCut} from '../file/lines'
 import {decodeEvents} from './event-codec'
 import type {ParsePool} from './parse-pool'
 
@@ -28,12 +29,14 @@ export interface ParallelReading {
  * while it would otherwise wait), handed on in file order with their line numbers in the file.
  */
 export async function* parallelLineBatches(
-  path: string, displayName: string, size: number, opts: NormalizeOptions, p: ParallelReading,
+  path: string, displayName: string, kind: Pick<FileKind, 'size' | 'dev' | 'ino'>, opts: NormalizeOptions, p: ParallelReading,
 ): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
   const parser: Parser<LineRange> = {there: (range, owner) => p.pool.parse(range, opts, owner), here: (range) => parseLineRange(range, opts, p.pool.spares)}
   // A range numbers its lines from 1: the ones before it, counted in order, make them the file's.
   let lineOffset = 0
-  for await (const parsed of inOrder(byteRanges(path, size, p.chunkBytes), parser, p, displayName)) {
+  for await (const parsed of inOrder(byteRanges(path, kind.size, p.chunkBytes, kind), parser, p, displayName)) {
+    // The range found another file at the path, or this one cut: its lines and the rest are lost input.
+    if (parsed.changed !== undefined) throw new StreamCut(lineOffset + 1, new FileChanged(`changed while read: ${displayName} ${parsed.changed}`))
     yield unpack(parsed, displayName, lineOffset, p.pool)
     lineOffset += parsed.lines
   }
