@@ -11,3 +11,8 @@ export function errnoWords(error: unknown): string {
   if (code && words) return `${words} (${code})`
   return code && !message.startsWith(code) ? `${message} (${code})` : message
 }
+
+/** A file error of Node (a failed system call), as opposed to an error of the code that called it. */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string'
+}

@@ -89,3 +89,40 @@ describe('--failures escapes what the report\'s JSON escapes', () => {
     expect(written.trimEnd().split('\n').map((l) => JSON.parse(l) as {userAgent: string}).filter((f) => f.userAgent === hostile).length).toBeGreaterThan(0)
   })
 })
+
+describe('a temporary, spool or export file that cannot be written is a configuration error (exit 2), not findings (exit 1)', () => {
+  const KEYS = {DD_API_KEY: 'k'.repeat(32), DD_APP_KEY: 'a'.repeat(40)}
+  // Nothing listens here: each run must fail before it asks Datadog anything.
+  const NOWHERE = ['--api-url', 'http://127.0.0.1:9', '--retry-base', '10ms', '--timeout', '1s']
+
+  it('TMPDIR missing, or a file: the copy of standard input names TMPDIR and the error in words', async () => {
+    const missing = await runCliAsync(['analyze', '-'], {env: {TMPDIR: join(dir, 'no-such-dir')}})
+    expect(missing.status).toBe(2)
+    expect(missing.stderr).toContain(`TMPDIR ${join(dir, 'no-such-dir')}: cannot write a copy of standard input: no such file or directory (ENOENT)`)
+    const file = join(dir, 'tmp-is-a-file')
+    writeFileSync(file, '')
+    const notDir = await runCliAsync(['analyze', '-'], {env: {TMPDIR: file}})
+    expect(notDir.status).toBe(2)
+    expect(notDir.stderr).toContain(`TMPDIR ${file}: cannot write a copy of standard input: not a directory (ENOTDIR)`)
+  })
+
+  it('--spool at a file', async () => {
+    const file = join(dir, 'spool-is-a-file')
+    writeFileSync(file, 'x')
+    const r = await runCliAsync(['analyze', '--since', '1h', '--query', 'service:web', '--spool', file, ...NOWHERE], {env: KEYS})
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain(`--spool ${file}: cannot make the directory: it or a folder above it is a file, not a directory (EEXIST)`)
+    expect(r.stderr).not.toContain('retrying')
+  })
+
+  it('-o in a missing directory: analyze and export', async () => {
+    const target = join(dir, 'no-such-dir', 'out')
+    const report = await runCliAsync(['analyze', LOG, '-o', `${target}.txt`])
+    expect(report.status).toBe(2)
+    expect(report.stderr).toContain(`--output ${target}.txt: cannot write the report: no such file or directory (ENOENT)`)
+    const exported = await runCliAsync(['export', '--since', '1h', '--query', 'service:web', '-o', `${target}.ndjson`, ...NOWHERE], {env: KEYS})
+    expect(exported.status).toBe(2)
+    expect(exported.stderr).toContain(`--output ${target}.ndjson: cannot write the export: no such file or directory (ENOENT)`)
+    expect(exported.stderr).not.toContain('retrying')
+  })
+})

@@ -11,7 +11,9 @@ import type {Rejection} from '../../model/rejection'
 import type {DatadogInputSummary} from '../../model/report'
 import {normalizeObject} from '../file/records'
 import type {NormalizeOptions} from '../../normalize/fields'
+import {ConfigError} from '../../config/parse'
 import {SourceError} from '../errors'
+import {errnoWords, isSystemError} from '../../util/errno'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {promises as fs} from 'node:fs'
 import {join} from 'node:path'
@@ -77,7 +79,9 @@ export class DatadogLogSource implements RecordSource {
       }
     } catch (error: unknown) {
       // What was pulled is a time-ordered prefix: kept for the next run (an interrupted run keeps its last flush).
-      await spool.file.close(false)
+      await spool.file.close(false).catch(() => undefined)
+      // The spool's own file failed (a full disk): the user's directory, not the source.
+      if (isSystemError(error)) throw spoolError(spool.dir, 'write the pull', error)
       const kept = `${pluralCount(spool.file.state.written.events, 'event')} pulled so far ${spool.file.state.written.events === 1 ? 'is' : 'are'} kept in ${spool.dir}: run the same command again to continue where it stopped`
       if (error instanceof SourceError) throw new SourceError(`${error.message}\n${kept}.`, error.file)
       throw error
@@ -117,6 +121,10 @@ export interface LiveLogs {
 export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): Promise<LiveLogs> {
   let kept: PullFileState | undefined
   if (req.spool !== undefined) {
+    // Before anything is pulled: a spool that cannot be made fails at once, not after the plan.
+    await fs.mkdir(req.spool, {recursive: true}).catch((error: unknown) => {
+      throw spoolError(req.spool as string, 'make the directory', error)
+    })
     kept = await readPullState(join(req.spool, SPOOL_STATE), 'analyze --spool')
     if (kept) {
       const {query, range} = kept.spec
@@ -136,9 +144,19 @@ export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): 
   }
   const plan = await pull.plan()
   const spool = req.spool === undefined ? undefined : await Spool.open(req.spool, kept ?? {version: 1, spec, plan, gzip: true, written: {bytes: 0, events: 0, lastTime: null, idsAtLastTime: []}})
+    .catch((error: unknown) => {
+      throw isSystemError(error) ? spoolError(req.spool as string, 'write the pull', error) : error
+    })
   const source = new DatadogLogSource(pull, req.normalize, spool)
   const summary = (): DatadogInputSummary => ({...pull.summary(), ...(source.replayed > 0 ? {resumed: {events: source.replayed}} : {})})
   return {source, deploys, summary, estimate: () => pull.estimate(), census: () => pull.census()}
+}
+
+/** `--spool DIR` cannot be used: a configuration error (exit 2), naming the flag and the error in words. */
+function spoolError(dir: string, what: string, error: unknown): ConfigError {
+  const code = (error as {code?: string}).code
+  const words = code === 'EEXIST' || code === 'ENOTDIR' ? `it or a folder above it is a file, not a directory (${code})` : errnoWords(error)
+  return new ConfigError(`--spool ${dir}: cannot ${what}: ${words}; give --spool a directory skewscan can write`)
 }
 
 const SPOOL_FILE = 'pull.ndjson.gz'

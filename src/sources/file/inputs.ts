@@ -2,7 +2,7 @@ import {createReadStream, promises as fs} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
-import {InputError} from '../errors'
+import {InputError, temporaryFileError} from '../errors'
 import {archiveOf, isGzip} from './open'
 
 /** An input as named on the command line, and the path it is read from. */
@@ -55,7 +55,9 @@ export async function readableInputs(names: readonly string[], stdin: Readable |
         continue
       }
       if (input.name === '-' && !stdin) throw new InputError('-: no standard input to read', '-')
-      dir ??= await fs.mkdtemp(join(tmpdir(), 'skewscan-'))
+      dir ??= await fs.mkdtemp(join(tmpdir(), 'skewscan-')).catch((error: unknown) => {
+        throw temporaryFileError(error, tmpdir(), `a copy of ${input.name === '-' ? 'standard input' : input.name}`)
+      })
       const path = join(dir, `input-${i}`)
       await keep(input.name === '-' ? (stdin as Readable) : createReadStream(input.name), path, input.name)
       paths.push({name: input.name, path})
@@ -69,7 +71,10 @@ export async function readableInputs(names: readonly string[], stdin: Readable |
 
 /** Copies a stream that can be read once into a file; a start that is no text (zeros) stops it at once. */
 async function keep(stream: Readable, path: string, name: string): Promise<void> {
-  const out = await fs.open(path, 'wx')
+  const copy = `a copy of ${name === '-' ? 'standard input' : name}`
+  const out = await fs.open(path, 'wx').catch((error: unknown) => {
+    throw temporaryFileError(error, tmpdir(), copy)
+  })
   try {
     let start: Buffer[] | undefined = []
     let size = 0
@@ -84,7 +89,10 @@ async function keep(stream: Readable, path: string, name: string): Promise<void>
         size += chunk.length
         if (size >= SNIFF_BYTES) check()
       }
-      await out.write(chunk)
+      // A full TMPDIR is said as such, not as an input that cannot be read.
+      await out.write(chunk).catch((error: unknown) => {
+        throw temporaryFileError(error, tmpdir(), copy)
+      })
     }
     check()
   } catch (error: unknown) {
