@@ -5,7 +5,7 @@
  * whom no directory is unreadable.
  */
 import {spawn} from 'node:child_process'
-import {chmodSync, mkdtempSync} from 'node:fs'
+import {chmodSync, mkdirSync, mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {cliEnv, ROOT} from '../helpers/cli'
@@ -32,7 +32,7 @@ function runWithHome(args: string[]): Promise<{status: number | null; stdout: st
 }
 
 beforeAll(() => {
-  require('node:fs').mkdirSync(home, {recursive: true})
+  mkdirSync(home, {recursive: true})
   chmodSync(join(home, '..'), 0o755)
   chmodSync(home, 0o000)
 })
