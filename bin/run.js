@@ -37,10 +37,10 @@ if (process.argv[2] === 'analyze') {
     await plugin.load()
     const plugins = new Map([[plugin.name, plugin]])
     // Plugins given here replace oclif's own loading: the core plugins of package.json (help,
-    // not-found, autocomplete, version) are loaded the same way, each from its own manifest.
-    const {dirname} = require('node:path')
+    // not-found, autocomplete, version) are loaded the same way, each from its own manifest. Their
+    // package.json is not in their "exports": the folder is found from the module they export.
     for (const name of plugin.pjson.oclif.plugins ?? []) {
-      const core = new Plugin({root: dirname(require.resolve(`${name}/package.json`)), name, type: 'core'})
+      const core = new Plugin({root: packageRoot(name), name, type: 'core'})
       await core.load()
       plugins.set(core.name, core)
     }
@@ -48,5 +48,22 @@ if (process.argv[2] === 'analyze') {
   } catch {
     loadOptions = undefined
   }
-  await execute(loadOptions ? {loadOptions} : {dir: __dirname})
+  // skewscan has no user-installed plugins: oclif never reads their list under HOME (an unreadable
+  // HOME would add a warning to stderr), whichever way the commands are found.
+  await execute({loadOptions: loadOptions ?? {root, userPlugins: false, devPlugins: false}})
 })()
+
+/** The folder of an installed package: the nearest one above its main module whose package.json names it. */
+function packageRoot(name) {
+  const {dirname, join} = require('node:path')
+  const {readFileSync} = require('node:fs')
+  let dir = dirname(require.resolve(name))
+  for (let up = 0; up < 10; up++, dir = dirname(dir)) {
+    try {
+      if (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name === name) return dir
+    } catch {
+      // no package.json here: one folder up
+    }
+  }
+  throw new Error(`${name}: no package.json above ${require.resolve(name)}`)
+}

@@ -3,6 +3,9 @@
 // all of them. It lives in dist/ and is never committed; the tests rebuild dist/ (and it) whenever
 // the sources change (test/global-setup.ts), so it cannot hide a flag added to the sources later (a
 // root-level manifest would: the oclif docs' stale-manifest pitfall).
+// The manifest describes dist/, whatever environment builds it: under NODE_ENV test or development
+// (a build started by the test runner) oclif would map each command to its TypeScript source.
+delete process.env.NODE_ENV
 const {writeFileSync} = require('node:fs')
 const {join} = require('node:path')
 const {Plugin} = require('@oclif/core/config')

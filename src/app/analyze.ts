@@ -1,4 +1,4 @@
-import {createWriteStream, promises as fs, type WriteStream} from 'node:fs'
+import {promises as fs} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
@@ -17,7 +17,10 @@ import {merge, reorder} from '../sources/order'
 import {type SpillOptions, sortedBySpilling} from '../sources/spill-sort'
 import {openParallel, type ParallelOptions, warmFor} from '../sources/parallel/options'
 import type {ParallelReading} from '../sources/parallel/parallel-lines'
+import {inertJson} from '../report/sanitize'
+import {errnoWords} from '../util/errno'
 import {plural} from '../util/plural'
+import {openWhole, type WholeFileStream} from './whole-file'
 
 export interface AnalyzeRequest {
   /** Files to read; `-` reads `stdin`. */
@@ -80,9 +83,11 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
 
 async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[], parallel: ParallelReading | undefined): Promise<AnalysisReport> {
   const failures = req.failuresFile ? await openFailures(req.failuresFile) : undefined
+  let committed = false
   const collected: FailureRecord[] = []
   const analyzer = new Analyzer(req.analysis, failures || req.onFailure ? (f: FailureRecord) => {
-    failures?.write(`${JSON.stringify(f)}\n`)
+    // As the report's JSON: C1 and bidirectional controls and line separators of log text escaped.
+    failures?.out.write(`${inertJson(JSON.stringify(f))}\n`)
     if (req.onFailure) collected.push(f)
   } : undefined, req.census?.())
   const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize, parallel)), ...(req.sources ?? [])]
@@ -113,23 +118,26 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
     if (req.datadogSummary) input.datadog = req.datadogSummary()
     if (failures) await closeFailures(failures, req.failuresFile as string)
+    committed = true
     return {schemaVersion: SCHEMA_VERSION, input, ...outcome}
   } finally {
     // A run that stopped early (a source out of order, a failure) closes every reader: workers stop
     // reading for it, sorted runs spilled to disk are removed. Not awaited: a reader in the middle
     // of a step (a Datadog request) closes once that step is over.
     for (const s of streams) s.return(undefined).catch(() => {})
-    if (failures && !failures.writableFinished) failures.destroy()
+    // A run that did not finish its failures file (an error, a source re-read sorted) removes it.
+    if (failures && !committed) await failures.discard()
   }
 }
 
 /** Every failure written and on disk, or the write error (a full disk) as an input error: a run never claims a file it did not write. */
-async function closeFailures(out: WriteStream, file: string): Promise<void> {
-  out.end()
+async function closeFailures(failures: WholeFileStream, file: string): Promise<void> {
+  failures.out.end()
   try {
-    await finished(out)
+    await finished(failures.out)
+    await failures.commit()
   } catch (error: unknown) {
-    throw new InputError(`${file}: cannot write the failures file (${(error as {code?: string}).code ?? (error as Error).message})`, file)
+    throw new InputError(`--failures ${file}: cannot write the failures file: ${errnoWords(error)}`, file)
   }
 }
 
@@ -206,11 +214,11 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
   }
 }
 
-async function openFailures(file: string): Promise<WriteStream> {
-  const out = createWriteStream(file)
-  await new Promise<void>((resolve, reject) => {
-    out.once('open', () => resolve())
-    out.once('error', (err) => reject(new InputError(`${file}: cannot write the failures file (${err.message})`, file)))
-  })
-  return out
+/** `--failures`: written under a temporary name beside the file, named so once whole (a failed run leaves no truncated file). */
+async function openFailures(file: string): Promise<WholeFileStream> {
+  try {
+    return await openWhole(file)
+  } catch (error: unknown) {
+    throw new InputError(`--failures ${file}: cannot write the failures file: ${errnoWords(error)}`, file)
+  }
 }

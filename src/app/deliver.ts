@@ -3,6 +3,8 @@ import {join} from 'node:path'
 import type {AnalysisReport} from '../model/report'
 import {EXTENSIONS, type Format, render, type RenderContext} from '../report/formats'
 import {InputError} from '../sources/errors'
+import {errnoWords} from '../util/errno'
+import {writeWhole} from './whole-file'
 
 export interface OutputPlan {
   formats: Format[]
@@ -30,13 +32,12 @@ export async function deliver(r: AnalysisReport, plan: OutputPlan, ctx: RenderCo
   const rendered = plan.formats.map((format) => ({format, text: render(format, r, ctx)}))
   if (plan.outDir) {
     await fs.mkdir(plan.outDir, {recursive: true}).catch((error: unknown) => {
-      throw new InputError(`--out-dir ${plan.outDir}: cannot create it (${(error as Error).message})`, plan.outDir ?? '')
+      throw new InputError(`--out-dir ${plan.outDir}: cannot create it: ${errnoWords(error)}`, plan.outDir ?? '')
     })
     return {stdout: '', written: await writeDated(plan.outDir, stamp(ctx.generatedAt), rendered)}
   }
   if (plan.output) {
-    if (!plan.force) await refuseToOverwrite(plan.output)
-    await writeReport(plan.output, rendered.map((x) => x.text).join(''))
+    await writeOutput(plan.output, rendered.map((x) => x.text).join(''), plan.force === true)
     return {stdout: '', written: [plan.output]}
   }
   return {stdout: rendered.map((x) => x.text).join(''), written: []}
@@ -58,7 +59,7 @@ async function writeDated(dir: string, stampText: string, rendered: {format: For
     let taken = false
     for (const {format, text} of rendered) {
       const path = join(dir, `${name}.${EXTENSIONS[format]}`)
-      if (await writeReport(path, text, true)) written.push(path)
+      if (await writeReport(path, text, true, '--out-dir')) written.push(path)
       else {
         taken = true
         break
@@ -70,19 +71,34 @@ async function writeDated(dir: string, stampText: string, rendered: {format: For
   throw new InputError(`--out-dir ${dir}: ${MAX_SUFFIX} reports of this second are there already`, dir)
 }
 
-/** A report never replaces a file without `--force` (as `export` does not). */
-export async function refuseToOverwrite(path: string): Promise<void> {
-  const exists = await fs.stat(path).then(() => true, () => false)
-  if (exists) throw new InputError(`${path} exists: give --force to replace it, or another --output`, path)
+/**
+ * `--output`: a report never replaces a file without `--force` (as `export` does not), and is
+ * created exclusively then: of two runs writing one name at once, exactly one succeeds.
+ */
+export async function writeOutput(path: string, text: string, force: boolean): Promise<void> {
+  if (!force) await refuseToOverwrite(path)
+  if (!(await writeReport(path, text, !force, '--output'))) refused(path)
 }
 
-/** Writes a report; `exclusive`: only a new file, false when the name is taken. */
-export async function writeReport(path: string, text: string, exclusive = false): Promise<boolean> {
+/** A report never replaces a file without `--force` (as `export` does not). */
+export async function refuseToOverwrite(path: string): Promise<void> {
+  const exists = await fs.lstat(path).then(() => true, () => false)
+  if (exists) refused(path)
+}
+
+function refused(path: string): never {
+  throw new InputError(`${path} exists: give --force to replace it, or another --output`, path)
+}
+
+/**
+ * Writes a report whole or not at all (see whole-file.ts): a failed write (a full disk) leaves no
+ * truncated file. `exclusive`: only a new file, false when the name is taken. `flag` names the
+ * option that chose the path, in the error.
+ */
+export async function writeReport(path: string, text: string, exclusive = false, flag = '--output'): Promise<boolean> {
   try {
-    await fs.writeFile(path, text, exclusive ? {flag: 'wx'} : {})
-    return true
+    return await writeWhole(path, text, exclusive)
   } catch (error: unknown) {
-    if (exclusive && (error as {code?: string}).code === 'EEXIST') return false
-    throw new InputError(`${path}: cannot write the report (${(error as Error).message})`, path)
+    throw new InputError(`${flag} ${path}: cannot write the report: ${errnoWords(error)}`, path)
   }
 }

@@ -4,6 +4,7 @@
  * (sources/datadog/pull-file.ts), and `--resume` continues it where it stopped, with the query,
  * range and plan it recorded.
  */
+import {promises as fs} from 'node:fs'
 import type {DatadogConnection} from '../sources/datadog/connection'
 import {ConfigError} from '../config/parse'
 import type {DatadogInputSummary} from '../model/report'
@@ -11,6 +12,7 @@ import {SourceError} from '../sources/errors'
 import {PullAborted} from '../sources/datadog/errors'
 import {DatadogPull, type PullHooks, type PullSpec, type PullTuning} from '../sources/datadog/pull'
 import {FLUSH_EVENTS, FLUSH_MS, fileSize, PullFile, readPullState} from '../sources/datadog/pull-file'
+import {errnoWords, isSystemError} from '../util/errno'
 import {pluralCount} from '../util/plural'
 
 export interface ExportRequest {
@@ -50,6 +52,22 @@ export class ExportInterrupted extends Error {
   }
 }
 
+/** `--output` cannot be written: a configuration error (exit 2), naming the flag and the error in words. */
+function outputError(output: string, error: unknown): ConfigError {
+  return new ConfigError(`--output ${output}: cannot write the export: ${errnoWords(error)}`)
+}
+
+async function createOutput(output: string, force: boolean): Promise<void> {
+  let handle: fs.FileHandle
+  try {
+    handle = await fs.open(output, force ? 'w' : 'wx')
+  } catch (error: unknown) {
+    if ((error as {code?: string}).code === 'EEXIST') throw new ConfigError(`${output} already exists; pass --force to overwrite it`)
+    throw outputError(output, error)
+  }
+  await handle.close()
+}
+
 export function stateFileOf(output: string): string {
   return `${output}.export-state.json`
 }
@@ -72,26 +90,37 @@ export async function exportLogs(req: ExportRequest): Promise<ExportResult> {
       throw new ConfigError(`${req.output} already exists${state ? ' and holds an interrupted export: continue it with --resume' : ''}; pass --force to overwrite it`)
     }
     state = undefined
+    // Made before anything is pulled, exclusively without --force: a path that cannot be written
+    // fails at once, and of two exports to one name only one starts.
+    await createOutput(req.output, req.force)
   }
   const spec = state?.spec ?? (req.spec as PullSpec)
   const pull = new DatadogPull(req.connection, spec, req.tuning, req.hooks)
   if (state) pull.use(state.plan)
-  const file = await PullFile.open(req.output, statePath, state ?? {version: 1, spec, plan: await pull.plan(), gzip, written: {bytes: 0, events: 0, lastTime: null, idsAtLastTime: []}}, now,
-    {events: req.flushEvents ?? FLUSH_EVENTS, ms: req.flushMs ?? FLUSH_MS})
+  const initial = state ?? {version: 1 as const, spec, plan: await pull.plan(), gzip, written: {bytes: 0, events: 0, lastTime: null, idsAtLastTime: []}}
+  const file = await PullFile.open(req.output, statePath, initial, now, {events: req.flushEvents ?? FLUSH_EVENTS, ms: req.flushMs ?? FLUSH_MS})
+    .catch((error: unknown) => {
+      throw isSystemError(error) ? outputError(req.output, error) : error
+    })
   const before = file.state.written.events
   try {
     for await (const batch of pull.pulled(file.resumePoint)) await file.add(batch)
   } catch (error: unknown) {
     // Everything pulled so far is a time-ordered prefix: keep it.
-    await file.close(false)
+    await file.close(false).catch(() => undefined)
     const events = file.state.written.events
     if (error instanceof PullAborted) throw new ExportInterrupted(req.output, events)
+    if (isSystemError(error)) {
+      throw new ConfigError(`${outputError(req.output, error).message}\n${pluralCount(events, 'event')} ${events === 1 ? 'is' : 'are'} in ${req.output}; once it can be written, run the same export with --resume to continue where it stopped.`)
+    }
     if (error instanceof SourceError) {
       throw new SourceError(`${error.message}\n${pluralCount(events, 'event')} ${events === 1 ? 'is' : 'are'} in ${req.output}; run the same export with --resume to continue where it stopped.`, error.file)
     }
     throw error
   }
-  await file.close(true)
+  await file.close(true).catch((error: unknown) => {
+    throw isSystemError(error) ? outputError(req.output, error) : error
+  })
   const events = file.state.written.events
   return {
     file: req.output, events, written: events - before, resumed: req.resume, gzip,

@@ -5,6 +5,7 @@ import {gathered, jsonPieces} from '../report/json'
 import {lostInputNote, skippedNote} from '../report/input-notes'
 import type {InputSummary} from '../model/report'
 import {inertJson, terminalSafeLines} from '../report/sanitize'
+import {type Cursor, writeStderr} from './stderr'
 import {InputError, SourceError} from '../sources/errors'
 import {EXIT} from './exit-codes'
 import {removeTemporariesOnSignals} from './signals'
@@ -31,7 +32,7 @@ function guardOutput(): void {
 
 function outputFailed(error: NodeJS.ErrnoException): never {
   if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0)
-  process.stderr.write(` ›   Error: cannot write to standard output (${error.code ?? error.message})\n`)
+  writeStderr(` ›   Error: cannot write to standard output (${error.code ?? error.message})`)
   process.exit(EXIT.USAGE)
 }
 
@@ -47,9 +48,9 @@ export abstract class BaseCommand extends Command {
     if (!this.jsonEnabled()) process.stdout.write(text)
   }
 
-  /** Notes, warnings, progress: always stderr, so stdout stays machine-readable. */
-  protected notice(text: string): void {
-    process.stderr.write(`${text}\n`)
+  /** Notes, warnings, progress: always stderr, so stdout stays machine-readable; terminal-safe whatever they quote. */
+  protected notice(text: string, cursor?: Cursor): void {
+    writeStderr(text, cursor)
   }
 
   /**
@@ -93,7 +94,7 @@ export abstract class BaseCommand extends Command {
     if (!this.jsonEnabled() && !process.stderr.isTTY && mapped instanceof Errors.CLIError) {
       // Into a pipe or a CI log, the message whole: oclif wraps it at 80 columns (mid-path, even),
       // which breaks grep. On a terminal oclif's own wrapped rendering stays.
-      process.stderr.write(`${mapped.message.split('\n').map((l, i) => ` ›   ${i === 0 ? 'Error: ' : ''}${l}`).join('\n')}\n`)
+      writeStderr(mapped.message.split('\n').map((l, i) => ` ›   ${i === 0 ? 'Error: ' : ''}${l}`).join('\n'))
       ;(mapped as Errors.CLIError & {skipOclifErrorHandling?: boolean}).skipOclifErrorHandling = true
     }
     return super.catch(mapped)

@@ -1,4 +1,5 @@
 import type {DatadogInputSummary} from '../model/report'
+import type {Cursor} from './stderr'
 import type {PullProgress} from '../sources/datadog/puller'
 import {plural} from '../util/plural'
 
@@ -32,7 +33,7 @@ export class ProgressLine {
   private readonly started: number
 
   /** `delayMs`: nothing is shown before the work has lasted this long (short runs stay quiet). */
-  constructor(private readonly write: (line: string) => void, private readonly enabled: boolean, private readonly now: () => number = Date.now, private readonly intervalMs = 500, private readonly delayMs = 0) {
+  constructor(private readonly write: (line: string, cursor?: Cursor) => void, private readonly enabled: boolean, private readonly now: () => number = Date.now, private readonly intervalMs = 500, private readonly delayMs = 0) {
     this.started = now()
   }
 
@@ -47,17 +48,17 @@ export class ProgressLine {
     if (t - this.started < this.delayMs) return
     if (!force && this.shown && t - this.last < this.intervalMs) return
     this.last = t
-    this.write(`${this.shown ? '\u001b[1A\u001b[2K' : ''}${text()}`)
+    this.write(text(), this.shown ? 'replace' : undefined)
     this.shown = true
   }
 
   /** The work is done: the line goes, so what follows starts clean. */
   clear(): void {
-    if (this.shown) this.write('\u001b[1A\u001b[2K\u001b[1A')
+    if (this.shown) this.write('', 'clear')
     this.shown = false
   }
 
-  /** A notice (retry, fallback): printed as is; progress resumes under it. */
+  /** A notice (retry, fallback): printed on its own line; progress resumes under it. */
   note(message: string): void {
     this.shown = false
     this.write(message)
@@ -65,7 +66,7 @@ export class ProgressLine {
 }
 
 /** Notices and progress of a pull, for a command that writes through `notice`. */
-export function pullHooks(notice: (line: string) => void, tty: boolean): {onNotice: (m: string) => void; onProgress: (p: PullStatus) => void} {
+export function pullHooks(notice: (line: string, cursor?: Cursor) => void, tty: boolean): {onNotice: (m: string) => void; onProgress: (p: PullStatus) => void} {
   const line = new ProgressLine(notice, tty)
   return {onNotice: (m) => line.note(m), onProgress: (p) => line.update(p)}
 }
@@ -89,7 +90,7 @@ export interface ReadProgress {
 }
 
 /** Progress of a long file read: on a terminal only, after 2 s, at most twice a second. */
-export function readHooks(notice: (line: string) => void, tty: boolean, now: () => number = Date.now): {onProgress: (p: ReadProgress) => void; note: (m: string) => void; done: () => void} {
+export function readHooks(notice: (line: string, cursor?: Cursor) => void, tty: boolean, now: () => number = Date.now): {onProgress: (p: ReadProgress) => void; note: (m: string) => void; done: () => void} {
   const line = new ProgressLine(notice, tty, now, 500, 2000)
   return {
     note: (m) => line.note(m),

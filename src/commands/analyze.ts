@@ -59,7 +59,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     // --json run no renderer. `require`, not `import()`, which would bypass ts-node in dev mode.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const live = wantsDatadog(flags) ? await (require('../sources/datadog/live-source') as typeof import('../sources/datadog/live-source'))
-      .openDatadogLogs({...liveRequest(flags, process.env, Date.now(), {...settings, analysis}), ...(flags.spool === undefined || flags.plan ? {} : {spool: flags.spool})}, pullHooks((m) => this.notice(m), process.stderr.isTTY === true)) : undefined
+      .openDatadogLogs({...liveRequest(flags, process.env, Date.now(), {...settings, analysis}), ...(flags.spool === undefined || flags.plan ? {} : {spool: flags.spool})}, pullHooks((m, c) => this.notice(m, c), process.stderr.isTTY === true)) : undefined
     if (flags.plan && !live) throw new ConfigError('--plan says what a Datadog pull will cost: give --from or --since')
     if (flags.spool !== undefined && !wantsDatadog(flags)) throw new ConfigError('--spool keeps a Datadog pull: give --from or --since')
     if (live && (flags.plan || process.stderr.isTTY === true)) {
@@ -74,7 +74,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
       this.notice(renderPullPlan(view).trimEnd())
     }
     const failures: FailureRecord[] = []
-    const reading = readHooks((m) => this.notice(m), process.stderr.isTTY === true && !live)
+    const reading = readHooks((m, c) => this.notice(m, c), process.stderr.isTTY === true && !live)
     const report = await analyze({
       ...settings, analysis,
       inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,

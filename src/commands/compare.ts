@@ -4,7 +4,7 @@ import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
 import {analyzeSettings} from '../config/analyze-options'
 import {compareSettings} from '../config/compare-options'
-import {refuseToOverwrite, writeReport} from '../app/deliver'
+import {writeOutput} from '../app/deliver'
 import {outputFlags} from '../cli/output-flags'
 import {tableWidth} from '../config/output-options'
 import type {CompareReport} from '../model/compare'
@@ -49,10 +49,7 @@ Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed, or an i
     const text = settings.format === 'json' ? `${JSON.stringify(report, null, 2)}\n`
       : settings.format === 'markdown' ? renderCompareMarkdown(report)
         : settings.format === 'html' ? renderCompareHtml(report, new Date(), this.config.version) : renderCompareTable(report, tableWidth(flags, process.stdout))
-    if (flags.output) {
-      if (!flags.force) await refuseToOverwrite(flags.output)
-      await writeReport(flags.output, text)
-    }
+    if (flags.output) await writeOutput(flags.output, text, flags.force)
     else this.print(text)
     this.tellInput(inputs, flags['allow-lost-input'])
     return report

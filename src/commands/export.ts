@@ -44,7 +44,7 @@ Exit codes: 0 done; 2 usage or configuration error; 3 Datadog failed (after retr
     }
     process.on('SIGINT', onSigint)
     try {
-      const result = await exportLogs({...settings, hooks: {...pullHooks((m) => this.notice(m), process.stderr.isTTY === true), signal: controller.signal}})
+      const result = await exportLogs({...settings, hooks: {...pullHooks((m, c) => this.notice(m, c), process.stderr.isTTY === true), signal: controller.signal}})
       this.notice(`Exported ${pluralCount(result.events, 'event')} to ${result.file}${result.resumed ? ` (${result.written} in this run)` : ''} in ${result.seconds}s. ${pullSummaryLine(result.datadog)}`)
       return result
     } catch (error: unknown) {

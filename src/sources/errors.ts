@@ -1,3 +1,5 @@
+import {errnoWords} from '../util/errno'
+
 /** The input cannot be read at all: a missing file, a directory, a file in no known format (exit 2). */
 export class InputError extends Error {
   constructor(message: string, readonly file: string) {
@@ -35,4 +37,12 @@ export class FileChanged extends Error {
     super(message)
     this.name = 'FileChanged'
   }
+}
+
+/**
+ * A temporary file of the run (the kept copy of standard input, a sort's runs) cannot be made or
+ * written: a configuration error (exit 2), not findings, naming TMPDIR and the error in words.
+ */
+export function temporaryFileError(error: unknown, dir: string, what: string): InputError {
+  return new InputError(`TMPDIR ${dir}: cannot write ${what}: ${errnoWords(error)}; set TMPDIR to a writable directory with room`, dir)
 }

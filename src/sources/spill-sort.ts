@@ -3,6 +3,7 @@ import {trackTemporary} from './temporaries'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {AccessEvent} from '../model/access-event'
+import {temporaryFileError} from './errors'
 import {decodeEvents, encodeEvents} from './parallel/event-codec'
 
 export interface SpillOptions {
@@ -63,7 +64,11 @@ class Spill {
   private next = 0
 
   constructor(private readonly opts: SpillOptions) {
-    this.dir = mkdtempSync(join(opts.dir ?? tmpdir(), 'skewscan-sort-'))
+    try {
+      this.dir = mkdtempSync(join(opts.dir ?? tmpdir(), 'skewscan-sort-'))
+    } catch (error: unknown) {
+      throw temporaryFileError(error, opts.dir ?? tmpdir(), 'the sorted runs of an input out of time order')
+    }
     this.untrack = trackTemporary(this.dir)
   }
 
@@ -72,11 +77,15 @@ class Spill {
   /** Writes one sorted run. */
   write(sorted: readonly AccessEvent[]): void {
     const path = join(this.dir, `run-${this.next++}`)
-    const fd = openSync(path, 'w')
     try {
-      for (let i = 0; i < sorted.length; i += this.opts.frameEvents) writeFrame(fd, sorted.slice(i, i + this.opts.frameEvents))
-    } finally {
-      closeSync(fd)
+      const fd = openSync(path, 'w')
+      try {
+        for (let i = 0; i < sorted.length; i += this.opts.frameEvents) writeFrame(fd, sorted.slice(i, i + this.opts.frameEvents))
+      } finally {
+        closeSync(fd)
+      }
+    } catch (error: unknown) {
+      throw temporaryFileError(error, this.opts.dir ?? tmpdir(), 'the sorted runs of an input out of time order')
     }
     this.runs.push(path)
   }

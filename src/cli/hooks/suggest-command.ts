@@ -1,4 +1,5 @@
 import type {Hook} from '@oclif/core/hooks'
+import {writeStderr} from '../stderr'
 import {closest} from '../suggest'
 
 /**
@@ -10,7 +11,7 @@ const hook: Hook.CommandNotFound = async function (opts) {
   if (process.stdin.isTTY) return
   const word = opts.id.split(':')[0] ?? opts.id
   const meant = closest(word, opts.config.commands.filter((c) => !c.hidden).map((c) => c.id))
-  if (meant !== undefined) process.stderr.write(`Did you mean ${opts.config.bin} ${meant}?\n`)
+  if (meant !== undefined) writeStderr(`Did you mean ${opts.config.bin} ${meant}?`)
 }
 
 export default hook

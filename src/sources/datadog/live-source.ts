@@ -13,6 +13,7 @@ import {normalizeObject} from '../file/records'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {ConfigError} from '../../config/parse'
 import {SourceError} from '../errors'
+import {errnoWords, isSystemError} from '../../util/errno'
 import type {RecordSource, SourceBatch, SourceStats} from '../source'
 import {promises as fs} from 'node:fs'
 import {join} from 'node:path'
@@ -78,7 +79,9 @@ export class DatadogLogSource implements RecordSource {
       }
     } catch (error: unknown) {
       // What was pulled is a time-ordered prefix: kept for the next run (an interrupted run keeps its last flush).
-      await spool.file.close(false)
+      await spool.file.close(false).catch(() => undefined)
+      // The spool's own file failed (a full disk): the user's directory, not the source.
+      if (isSystemError(error)) throw spoolError(spool.dir, 'write the pull', error)
       const kept = `${pluralCount(spool.file.state.written.events, 'event')} pulled so far ${spool.file.state.written.events === 1 ? 'is' : 'are'} kept in ${spool.dir}: run the same command again to continue where it stopped`
       if (error instanceof SourceError) throw new SourceError(`${error.message}\n${kept}.`, error.file)
       throw error
@@ -118,6 +121,10 @@ export interface LiveLogs {
 export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): Promise<LiveLogs> {
   let kept: PullFileState | undefined
   if (req.spool !== undefined) {
+    // Before anything is pulled: a spool that cannot be made fails at once, not after the plan.
+    await fs.mkdir(req.spool, {recursive: true}).catch((error: unknown) => {
+      throw spoolError(req.spool as string, 'make the directory', error)
+    })
     kept = await readPullState(join(req.spool, SPOOL_STATE), 'analyze --spool')
     if (kept) checkSameSpool(req.spool, kept.spec, req.spec)
     if (kept) {
@@ -138,6 +145,9 @@ export async function openDatadogLogs(req: LiveRequest, hooks: PullHooks = {}): 
   }
   const plan = await pull.plan()
   const spool = req.spool === undefined ? undefined : await Spool.open(req.spool, kept ?? {version: 1, spec, plan, gzip: true, written: {bytes: 0, events: 0, lastTime: null, idsAtLastTime: []}})
+    .catch((error: unknown) => {
+      throw isSystemError(error) ? spoolError(req.spool as string, 'write the pull', error) : error
+    })
   const source = new DatadogLogSource(pull, req.normalize, spool)
   const summary = (): DatadogInputSummary => ({...pull.summary(), ...(source.replayed > 0 ? {resumed: {events: source.replayed}} : {})})
   return {source, deploys, summary, estimate: () => pull.estimate(), census: () => pull.census()}
@@ -160,6 +170,13 @@ function checkSameSpool(dir: string, kept: PullSpec, asked: PullSpec): void {
   throw new ConfigError(`--spool ${dir} holds an interrupted pull of another query or range: it was started with ${diffs.join('; ')}. `
     + `To continue it, run again with --query "${kept.query}" --from ${iso(kept.range.from)} --to ${iso(kept.range.to)} --pull ${kept.mode} (--since moves with the clock); `
     + `to start this pull instead, remove ${dir} or give another --spool directory`)
+}
+
+/** `--spool DIR` cannot be used: a configuration error (exit 2), naming the flag and the error in words. */
+function spoolError(dir: string, what: string, error: unknown): ConfigError {
+  const code = (error as {code?: string}).code
+  const words = code === 'EEXIST' || code === 'ENOTDIR' ? `it or a folder above it is a file, not a directory (${code})` : errnoWords(error)
+  return new ConfigError(`--spool ${dir}: cannot ${what}: ${words}; give --spool a directory skewscan can write`)
 }
 
 const SPOOL_FILE = 'pull.ndjson.gz'

@@ -2,7 +2,7 @@ import {createReadStream, promises as fs} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
-import {InputError} from '../errors'
+import {InputError, temporaryFileError} from '../errors'
 import {archiveOf, isGzip} from './open'
 import {trackTemporary} from '../temporaries'
 
@@ -59,7 +59,9 @@ export async function readableInputs(names: readonly string[], stdin: Readable |
       }
       if (input.name === '-' && !stdin) throw new InputError('-: no standard input to read', '-')
       if (dir === undefined) {
-        dir = await fs.mkdtemp(join(tmpdir(), 'skewscan-'))
+        dir = await fs.mkdtemp(join(tmpdir(), 'skewscan-')).catch((error: unknown) => {
+          throw temporaryFileError(error, tmpdir(), `a copy of ${input.name === '-' ? 'standard input' : input.name}`)
+        })
         untrack = trackTemporary(dir)
       }
       const path = join(dir, `input-${i}`)
@@ -75,7 +77,10 @@ export async function readableInputs(names: readonly string[], stdin: Readable |
 
 /** Copies a stream that can be read once into a file; a start that is no text (zeros) stops it at once. */
 async function keep(stream: Readable, path: string, name: string): Promise<void> {
-  const out = await fs.open(path, 'wx')
+  const copy = `a copy of ${name === '-' ? 'standard input' : name}`
+  const out = await fs.open(path, 'wx').catch((error: unknown) => {
+    throw temporaryFileError(error, tmpdir(), copy)
+  })
   try {
     let start: Buffer[] | undefined = []
     let size = 0
@@ -90,7 +95,10 @@ async function keep(stream: Readable, path: string, name: string): Promise<void>
         size += chunk.length
         if (size >= SNIFF_BYTES) check()
       }
-      await out.write(chunk)
+      // A full TMPDIR is said as such, not as an input that cannot be read.
+      await out.write(chunk).catch((error: unknown) => {
+        throw temporaryFileError(error, tmpdir(), copy)
+      })
     }
     check()
   } catch (error: unknown) {

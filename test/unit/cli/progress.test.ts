@@ -1,4 +1,5 @@
 import {ProgressLine, pullSummaryLine, readHooks, renderProgress} from '../../../src/cli/progress'
+import {stderrText} from '../../../src/cli/stderr'
 
 const status = {phase: 'pulling' as const, slicesDone: 3, slicesTotal: 8, pages: 12, events: 11482, requests: 17, retries: 2, budget: {name: 'logs', limit: 300, remaining: 283, resetInSeconds: 2460}, etaSeconds: 130}
 
@@ -10,7 +11,7 @@ describe('progress on stderr', () => {
 
   it('prints nothing when stderr is not a terminal', () => {
     const out: string[] = []
-    const line = new ProgressLine((s) => out.push(s), false)
+    const line = new ProgressLine((s, c) => out.push(stderrText(s, c)), false)
     line.update(status, true)
     line.update(status, true)
     expect(out).toEqual([])
@@ -19,7 +20,7 @@ describe('progress on stderr', () => {
   it('on a terminal, rewrites its line in place, at most twice a second; notices go below it', () => {
     const out: string[] = []
     let now = 0
-    const line = new ProgressLine((s) => out.push(s), true, () => now)
+    const line = new ProgressLine((s, c) => out.push(stderrText(s, c)), true, () => now)
     line.update(status)
     now = 100
     line.update({...status, pages: 13})
@@ -53,7 +54,7 @@ describe('progress of a long file read', () => {
   it('says nothing for the first 2 s, then the records read and the log time, rewritten in place; cleared at the end', () => {
     const out: string[] = []
     let now = 0
-    const hooks = readHooks((s) => out.push(s), true, () => now)
+    const hooks = readHooks((s, c) => out.push(stderrText(s, c)), true, () => now)
     hooks.onProgress({records: 16_384, time: Date.parse('2026-11-30T07:18:30Z')})
     now = 2100
     hooks.onProgress({records: 32_768, time: Date.parse('2026-11-30T07:19:00Z')})
@@ -72,7 +73,7 @@ describe('progress of a long file read', () => {
   it('never when stderr is piped', () => {
     const out: string[] = []
     let now = 0
-    const hooks = readHooks((s) => out.push(s), false, () => now)
+    const hooks = readHooks((s, c) => out.push(stderrText(s, c)), false, () => now)
     now = 5000
     hooks.onProgress({records: 1, time: undefined})
     hooks.done()
