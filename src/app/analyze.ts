@@ -113,6 +113,11 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
       if (req.onProgress && (read & ~0x3fff) !== ((read - batch.length) & ~0x3fff)) req.onProgress({records: read, time: analyzer.last})
     }
     const outcome = analyzer.finish(declared)
+    const limited = analyzer.appLimit
+    if (limited.requests > 0) {
+      const first = limited.examples[0]
+      req.onNotice?.(`more than ${plural(analyzer.fullApps, 'app')} with page or asset traffic (hosts or upstreams): ${plural(limited.requests, 'request')} of further apps counted apart as app-limit, not analysed${first ? ` (first at ${terminalSafe(first.location.file)}:${first.location.line}, ${terminalSafe(first.matched)})` : ''}; --app or --app-key names the app to analyse`)
+    }
     if (firstOutlier) {
       const {file, line} = firstOutlier.location
       req.onNotice?.(`${plural(outliers.total, 'record')} dated far outside the rest of the input counted apart as time-outlier, not analysed (first at ${terminalSafe(file)}:${line}, ${new Date(firstOutlier.time).toISOString()})`)
@@ -125,6 +130,9 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     skipped.addAll(outliers)
     for (const {location, matched} of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: matched})
     skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
+    const limit = analyzer.appLimit
+    for (const {location, matched} of limit.examples) skipped.add({reason: 'app-limit', location, detail: matched})
+    skipped.addCount('app-limit', limit.requests - limit.examples.length)
     const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
     if (req.datadogSummary) input.datadog = req.datadogSummary()
     if (failures) await closeFailures(failures, req.failuresFile as string)

@@ -28,6 +28,8 @@ export type RejectReason =
   | 'not-access-line'
   /** A record dated far outside the rest of the input (a day of silence from it, and a handful at most): no evidence of anything. */
   | 'time-outlier'
+  /** A request of an app beyond the apps analysed in full (1000 with shell or asset traffic): counted, not analysed. */
+  | 'app-limit'
 
 export interface Rejection {
   reason: RejectReason
