@@ -3,7 +3,7 @@ import type {DeclaredDeploy} from '../model/deploy'
 import type {FailureRecord} from '../model/report'
 import {attributeApp} from './attribute'
 import {applyCensus, type PageCensus} from './census'
-import {Detector, type DuplicateExample} from './detect'
+import {type AppLimit, Detector, type DuplicateExample} from './detect'
 import {type AppIdentity, fuseRollouts, inferDeploys, matchApp, type ResolvedDeploy, resolveRollout, type Rollout} from './deploys'
 import type {AppState} from './apps'
 import type {PageLoad} from './sessions'
@@ -54,6 +54,21 @@ export class Analyzer {
     return this.detector.duplicateExamples
   }
 
+  /** Requests of apps beyond options.maxApps apps analysed in full: counted apart. */
+  get appLimit(): AppLimit {
+    return this.detector.appLimit
+  }
+
+  /** Apps kept as counts only (no shell or asset request), and their requests. */
+  get countedOnly(): {apps: number; requests: number} {
+    return this.detector.countedOnly
+  }
+
+  /** Apps analysed in full. */
+  get fullApps(): number {
+    return this.detector.apps.size
+  }
+
   finish(declared: readonly DeclaredDeploy[] = []): Outcome {
     this.detector.drain()
     const options = this.options
@@ -82,7 +97,8 @@ export class Analyzer {
       const attribution = attributeApp(state, identity, deploys, options)
       return {state, builds: appBuilds, deploys, attribution, incidents: clusterIncidents(state.name, attribution.failures, options.incidentGapMs), evidence: identity.toldBy()}
     })
-    return buildReport({apps, unmatched, traffic: this.detector.traffic, options, ...(this.onFailure ? {onFailure: this.onFailure} : {})})
+    const countedNonUsers = {crawlers: this.detector.countedCrawlers, probe: this.detector.countedProbe}
+    return buildReport({apps, unmatched, traffic: this.detector.traffic, countedNonUsers, options, ...(this.onFailure ? {onFailure: this.onFailure} : {})})
   }
 
   /** After finish: windows whose page loads could only be counted by the bucket (see PageLoadTimeline). */

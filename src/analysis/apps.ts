@@ -28,6 +28,16 @@ export class NonUserTally {
   }
 }
 
+/**
+ * An app seen only with requests that are neither a shell nor an asset (a random Host a scanner
+ * sent, an API host): counted, not analysed. It becomes an AppState on its first shell or asset
+ * request, taking these counts along.
+ */
+export interface CountedApp {
+  requests: number
+  resolutionMs: number
+}
+
 /** An asset request of a person that failed with no page load behind it (kept to tell scanners apart at the end). */
 export interface OrphanFailure {
   session: string

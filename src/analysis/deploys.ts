@@ -249,15 +249,27 @@ function byVersion(builds: readonly Build[], version: string | undefined): Build
 export function inferDeploys(app: string, builds: readonly Build[]): ResolvedDeploy[] {
   const ordered = episodes(builds)
   const deploys: ResolvedDeploy[] = []
+  // Of the stretches before the current one (kept as it goes, so each is looked at once): each
+  // build's last time served, the stretch served last (the first of equals) and the one served last
+  // among the other builds'. The build being replaced is one of those two.
+  const lastOf = new Map<Build, number>()
+  let top: Episode | undefined
+  let second: Episode | undefined
   for (let i = 1; i < ordered.length; i++) {
+    const prev = ordered[i - 1] as Episode
+    lastOf.set(prev.build, Math.max(lastOf.get(prev.build) ?? Number.NEGATIVE_INFINITY, prev.last))
+    if (!top) {
+      top = prev
+    } else if (prev.last > top.last) {
+      if (prev.build !== top.build) second = top
+      top = prev
+    } else if (prev.build !== top.build && (!second || prev.last > second.last)) {
+      second = prev
+    }
     const next = ordered[i] as Episode
     // The build being replaced: of the other builds served before, the one still served last.
-    let from: Episode | undefined
-    let again = Number.NEGATIVE_INFINITY
-    for (const e of ordered.slice(0, i)) {
-      if (e.build === next.build) again = Math.max(again, e.last)
-      else if (!from || e.last > from.last) from = e
-    }
+    const from = top.build !== next.build ? top : second
+    const again = lastOf.get(next.build) ?? Number.NEGATIVE_INFINITY
     // Served again after a gap while no other build outlived it (pods restarted): no deploy.
     if (!from || again >= from.last) continue
     const to = next.build

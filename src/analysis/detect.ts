@@ -3,11 +3,11 @@ import type {FailureReason} from '../model/report'
 import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
-import {appOf, AppState} from './apps'
+import {appOf, AppState, type CountedApp, NonUserTally} from './apps'
 import {type CountedShells, countedShells, inCountedBucket, type PageCensus} from './census'
 import {assetMatcher} from './asset-patterns'
 import type {Build} from './builds'
-import type {AnalysisOptions} from './options'
+import {type AnalysisOptions, MAX_FULL_APPS} from './options'
 import {AgentClassifier, type AgentKind, assetKind, isDocumentPath, isSourceMap} from './request-kinds'
 import type {FailureDetail} from './failures'
 import {MAX_PAGE_REQUESTS, type PageLoad, refererPath} from './sessions'
@@ -28,8 +28,29 @@ import {cmp} from '../util/compare'
  * fixed order of their content: logs with 1-second timestamps give no order within a second, and
  * the answer must not depend on the input's order.
  */
+/** Apps kept as counts at most; the requests of further ones are counted together. */
+const MAX_COUNTED_APPS = 100_000
+
+/** Requests of apps beyond the limit of apps analysed in full (options.maxApps). */
+export interface AppLimit {
+  requests: number
+  /** The first few, for the skipped-records summary. */
+  examples: DuplicateExample[]
+}
+
 export class Detector {
+  /** Apps analysed in full: those with shell or asset traffic (see CountedApp). */
   readonly apps = new Map<string, AppState>()
+  /** Apps with no shell or asset traffic (yet): counts only. */
+  private readonly countedApps = new Map<string, CountedApp>()
+  /** Requests of apps beyond MAX_COUNTED_APPS kept as counts. */
+  otherAppRequests = 0
+  /** Crawlers and skewscan's probe at apps kept as counts. */
+  readonly countedCrawlers = new NonUserTally()
+  readonly countedProbe = new NonUserTally()
+  readonly appLimit: AppLimit = {requests: 0, examples: []}
+  /** The request appFor last looked at was counted as one of an app kept as counts. */
+  private countedLast = false
   readonly traffic: TrafficHistogram | undefined
   duplicates = 0
   /** Where the first few dropped duplicates were, for the skipped-records summary. */
@@ -99,16 +120,62 @@ export class Detector {
     }
   }
 
-  /** The app of a request (made on its first request); undefined when `--app` leaves it out. */
-  private appFor(e: AccessEvent): AppState | undefined {
+  /**
+   * The app of a request, analysed in full: made on its first shell or asset request (`full`);
+   * undefined when `--app` leaves it out, when the app has had neither (it is then counted, not
+   * analysed: any client sets Host), or when options.maxApps apps are analysed already (its
+   * requests are then counted apart as app-limit).
+   */
+  private appFor(e: AccessEvent, full: boolean, judging: boolean): AppState | undefined {
+    this.countedLast = false
     const {name, source} = appOf(e, this.options.appSource ?? 'auto')
     const last = this.lastApp
     if (last !== undefined && last.name === name) return last
     if (this.options.app !== undefined && name !== this.options.app) return undefined
     let app = this.apps.get(name)
-    if (!app) this.apps.set(name, (app = new AppState(detach(name), source, this.options, this.pageLoadIds, this.keepDetail)))
+    if (!app) {
+      if (!full) {
+        this.countApart(name, e)
+        this.countedLast = true
+        return undefined
+      }
+      if (this.apps.size >= (this.options.maxApps ?? MAX_FULL_APPS)) {
+        // Counted once, when judged (the look-ahead reads shells before).
+        if (judging && this.appLimit.requests++ < 3) this.appLimit.examples.push({location: e.location, matched: `app ${boundText(name, 80)}`})
+        return undefined
+      }
+      app = new AppState(detach(name), source, this.options, this.pageLoadIds, this.keepDetail)
+      const counted = this.countedApps.get(name)
+      if (counted !== undefined) {
+        app.requests = counted.requests
+        app.resolutionMs = counted.resolutionMs
+        this.countedApps.delete(name)
+      }
+      this.apps.set(app.name, app)
+    }
     this.lastApp = app
     return app
+  }
+
+  /** A request of an app with no shell or asset traffic so far: counted. */
+  private countApart(name: string, e: AccessEvent): void {
+    let c = this.countedApps.get(name)
+    if (c === undefined) {
+      if (this.countedApps.size >= MAX_COUNTED_APPS) {
+        this.otherAppRequests++
+        return
+      }
+      this.countedApps.set(detach(name), (c = {requests: 0, resolutionMs: 1}))
+    }
+    c.requests++
+    if (e.resolutionMs > c.resolutionMs) c.resolutionMs = e.resolutionMs
+  }
+
+  /** Apps kept as counts (no shell or asset request), and their requests. */
+  get countedOnly(): {apps: number; requests: number} {
+    let requests = this.otherAppRequests
+    for (const c of this.countedApps.values()) requests += c.requests
+    return {apps: this.countedApps.size, requests}
   }
 
   private isShellPathResponse(e: AccessEvent): boolean {
@@ -153,7 +220,7 @@ export class Detector {
     const copies = new Copies()
     for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
       if (!this.isShellPathResponse(x) || copies.seen(x)) continue
-      const app = this.appFor(x)
+      const app = this.appFor(x, true, false)
       if (app) (shells ??= []).push({e: x, app})
     }
     if (!shells) return
@@ -275,8 +342,11 @@ export class Detector {
   }
 
   private judge(e: AccessEvent, asset: boolean, key: string): void {
-    const app = this.appFor(e)
-    if (!app) return
+    const app = this.appFor(e, asset || this.isShellPathResponse(e), true)
+    if (!app) {
+      if (this.countedLast) this.countNonUser(e, key)
+      return
+    }
     const time = e.time
     app.requests++
     if (e.resolutionMs > app.resolutionMs) app.resolutionMs = e.resolutionMs
@@ -292,6 +362,13 @@ export class Detector {
     app.evidence.response(e.upstream, time, e.version)
     if (asset) this.judgeAsset(app, e, key, agent)
     else this.judgePage(app, e, key, agent)
+  }
+
+  /** Crawlers and the probe at an app kept as counts, as judge counts them at an app analysed in full. */
+  private countNonUser(e: AccessEvent, key: string): void {
+    if (e.method !== 'GET' && e.method !== 'HEAD') return
+    const agent = this.agents.kind(e.userAgent)
+    if (agent !== undefined) (agent === 'crawler' ? this.countedCrawlers : this.countedProbe).request(key)
   }
 
   /** A non-asset request: a shell (a page load starts), a route answered with the shell, or something else (ignored). */

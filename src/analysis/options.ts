@@ -27,7 +27,15 @@ export interface AnalysisOptions {
   deployApps?: Record<string, string>
   /** Keep the requests of broken page loads and the traffic timeline for the HTML report. */
   detail?: boolean
+  /**
+   * Apps analysed in full (those with shell or asset traffic); the requests of further apps are
+   * counted apart (`app-limit`). Default MAX_FULL_APPS; smaller in tests.
+   */
+  maxApps?: number
 }
+
+/** Apps analysed in full at most: any client sets Host, and scanners send random ones. */
+export const MAX_FULL_APPS = 1000
 
 export const DEFAULT_ASSET_PATTERNS = [
   '/_build/', '/assets/', '/static/', '/_next/static/', '/_app/immutable/',

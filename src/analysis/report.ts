@@ -3,7 +3,7 @@ import type {
   IncidentReport, PageLoadOutcome, ReportDetails, UnmatchedDeployReport,
 } from '../model/report'
 import {type AdviceFailure, adviseDeploy} from './advice'
-import type {AppState} from './apps'
+import type {AppState, NonUserTally} from './apps'
 import type {AppAttribution, Attributed} from './attribute'
 import {type Build, buildId, mainVersion} from './builds'
 import type {ResolvedDeploy, Rollout} from './deploys'
@@ -113,6 +113,8 @@ export interface ReportInput {
   apps: AppResult[]
   unmatched: {rollout: Rollout; reason: string}[]
   traffic: TrafficHistogram | undefined
+  /** Crawlers and the probe at apps kept as counts (no shell or asset traffic). */
+  countedNonUsers?: {crawlers: NonUserTally; probe: NonUserTally}
   options: AnalysisOptions
   onFailure?: (f: FailureRecord) => void
 }
@@ -120,6 +122,7 @@ export interface ReportInput {
 /** The report of the analysis: apps, builds, deploys, incidents, users and what was not people. */
 export function buildReport(input: ReportInput): Outcome {
   const {apps, options} = input
+  const counted = input.countedNonUsers
   const deploys = apps.flatMap((a) => a.deploys.map((d) => ({d, app: a}))).sort((x, y) => x.d.start - y.d.start || cmpNames(x.app, y.app))
   const deployIds = new Map(deploys.map(({d}, i) => [d, `D${i + 1}`]))
   const incidents = apps.flatMap((a) => a.incidents.map((inc) => ({inc, app: a})))
@@ -236,8 +239,8 @@ export function buildReport(input: ReportInput): Outcome {
     },
     apps: appReports, builds: buildReports, deploys: deployReports, unmatchedDeploys, incidents: incidentReports, affectedUsers, advice,
     nonUser: {
-      crawlers: {requests: sum((a) => a.state.crawlers.requests), clients: sum((a) => a.state.crawlers.clientCount), failedRequests: sum((a) => a.state.crawlers.failedRequests)},
-      probe: {requests: sum((a) => a.state.probe.requests), clients: sum((a) => a.state.probe.clientCount), failedRequests: sum((a) => a.state.probe.failedRequests)},
+      crawlers: {requests: sum((a) => a.state.crawlers.requests) + (counted?.crawlers.requests ?? 0), clients: sum((a) => a.state.crawlers.clientCount) + (counted?.crawlers.clientCount ?? 0), failedRequests: sum((a) => a.state.crawlers.failedRequests)},
+      probe: {requests: sum((a) => a.state.probe.requests) + (counted?.probe.requests ?? 0), clients: sum((a) => a.state.probe.clientCount) + (counted?.probe.clientCount ?? 0), failedRequests: sum((a) => a.state.probe.failedRequests)},
       scanners: {requests: sum((a) => a.attribution.scanners.requests), clients: sum((a) => a.attribution.scanners.clients.size), failedRequests: sum((a) => a.attribution.scanners.requests)},
       sourceMaps: {failedRequests: sum((a) => a.state.sourceMapFailures)},
     },

@@ -15,9 +15,10 @@ import {readableInputs} from '../sources/file/inputs'
 import type {RecordSource, SourceStats} from '../sources/source'
 import {merge, reorder} from '../sources/order'
 import {type SpillOptions, sortedBySpilling} from '../sources/spill-sort'
+import {type TimeOutlierOptions, withoutTimeOutliers} from '../sources/time-outliers'
 import {openParallel, type ParallelOptions, warmFor} from '../sources/parallel/options'
 import type {ParallelReading} from '../sources/parallel/parallel-lines'
-import {inertJson} from '../report/sanitize'
+import {inertJson, terminalSafe} from '../report/sanitize'
 import {errnoWords} from '../util/errno'
 import {plural} from '../util/plural'
 import {openWhole, type WholeFileStream} from './whole-file'
@@ -51,6 +52,8 @@ export interface AnalyzeRequest {
   parallel?: ParallelOptions | false
   /** How a source found out of time order is sorted: in runs of this many events, spilled to disk. */
   spill?: SpillOptions
+  /** What makes a record a time outlier (counted apart, never analysed). */
+  timeOutliers?: TimeOutlierOptions
 }
 
 /** Rejection examples kept per reason for the summary. */
@@ -102,19 +105,38 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
       return sortWhole.has(s.displayName) ? sortedBySpilling(events, req.spill) : reorder(events, s.displayName, req.reorderWindowMs)
     })
     let read = 0
-    for await (const batch of merge(streams)) {
+    const outliers = new Skipped()
+    let firstOutlier: AccessEvent | undefined
+    const onOutlier = (e: AccessEvent): void => {
+      firstOutlier ??= e
+      outliers.add({reason: 'time-outlier', location: e.location, detail: new Date(e.time).toISOString()})
+    }
+    for await (const batch of withoutTimeOutliers(merge(streams), onOutlier, req.timeOutliers)) {
       for (const e of batch) analyzer.push(e)
       read += batch.length
       if (req.onProgress && (read & ~0x3fff) !== ((read - batch.length) & ~0x3fff)) req.onProgress({records: read, time: analyzer.last})
     }
     const outcome = analyzer.finish(declared)
+    const limited = analyzer.appLimit
+    if (limited.requests > 0) {
+      const first = limited.examples[0]
+      req.onNotice?.(`more than ${plural(analyzer.fullApps, 'app')} with page or asset traffic (hosts or upstreams): ${plural(limited.requests, 'request')} of further apps counted apart as app-limit, not analysed${first ? ` (first at ${terminalSafe(first.location.file)}:${first.location.line}, ${terminalSafe(first.matched)})` : ''}; --app or --app-key names the app to analyse`)
+    }
+    if (firstOutlier) {
+      const {file, line} = firstOutlier.location
+      req.onNotice?.(`${plural(outliers.total, 'record')} dated far outside the rest of the input counted apart as time-outlier, not analysed (first at ${terminalSafe(file)}:${line}, ${new Date(firstOutlier.time).toISOString()})`)
+    }
     if (analyzer.inexactWindows > 0) req.onNotice?.(`page loads of ${plural(analyzer.inexactWindows, 'window')} are counted to the bucket only: the Datadog pull counted, rather than read, page requests at its edges`)
     // Handed over only once the run is final: a source re-read in order starts the analysis over.
     if (req.onFailure) for (const f of collected) req.onFailure(f)
     const skipped = new Skipped()
     for (const s of skippedBySource) skipped.addAll(s)
+    skipped.addAll(outliers)
     for (const {location, matched} of analyzer.duplicateExamples) skipped.add({reason: 'duplicate', location, detail: matched})
     skipped.addCount('duplicate', analyzer.duplicates - analyzer.duplicateExamples.length)
+    const limit = analyzer.appLimit
+    for (const {location, matched} of limit.examples) skipped.add({reason: 'app-limit', location, detail: matched})
+    skipped.addCount('app-limit', limit.requests - limit.examples.length)
     const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
     if (req.datadogSummary) input.datadog = req.datadogSummary()
     if (failures) await closeFailures(failures, req.failuresFile as string)

@@ -13,7 +13,7 @@ import {lostInputNote} from '../report/input-notes'
 import {EXIT} from '../cli/exit-codes'
 import type {SkippedLocation} from '../model/report'
 
-const {'session-key': sessionKey, field, 'log-format': logFormat, 'app-key': appKey} = analysisFlags
+const {'session-key': sessionKey, field, 'log-format': logFormat, 'app-key': appKey, 'trusted-proxies': trustedProxies} = analysisFlags
 
 /** Rows a table shows by default: it is a quick look; NDJSON has them all. */
 const TABLE_ROWS = 200
@@ -38,7 +38,7 @@ Exit codes: 0 read; 2 usage error or unreadable input; 3 an input ended early (a
     limit: Flags.integer({min: 1, description: `print at most this many records (table default: ${TABLE_ROWS})`}),
     wide: Flags.boolean({default: false, exclusive: ['columns'], description: 'the table at its full width'}),
     columns: Flags.integer({min: 40, max: 1000, description: 'fit the table to this many columns'}),
-    'session-key': sessionKey, field, 'log-format': logFormat, 'app-key': appKey,
+    'session-key': sessionKey, field, 'log-format': logFormat, 'app-key': appKey, 'trusted-proxies': trustedProxies,
   }
 
   async run(): Promise<void> {

@@ -1,5 +1,6 @@
 import {DEFAULT_ASSET_PATTERNS, type AnalysisOptions, type AppSource} from '../analysis/options'
 import type {NormalizeOptions} from '../normalize/fields'
+import {compileTrusted} from '../normalize/forwarded'
 import {LogFormatError, logFormatOf} from '../normalize/log-format'
 import {ConfigError, parseAssetPatterns, parseDuration, parseFields, parseSessionKey} from './parse'
 
@@ -16,6 +17,7 @@ export interface AnalyzeFlags {
   'reorder-window': string
   field?: string[]
   'log-format'?: string
+  'trusted-proxies'?: string
   'session-key': string
   'lazy-gap': string
   'app-key': string
@@ -54,8 +56,19 @@ export function analyzeSettings(f: AnalyzeFlags): AnalyzeSettings {
 }
 
 /** How records are read (`--field`, `--app-key`, `--session-key`): shared by analyze and parse. */
-export function normalizeSettings(f: Pick<AnalyzeFlags, 'field' | 'app-key' | 'session-key' | 'log-format'>): NormalizeOptions {
+export function normalizeSettings(f: Pick<AnalyzeFlags, 'field' | 'app-key' | 'session-key' | 'log-format' | 'trusted-proxies'>): NormalizeOptions {
   const out: NormalizeOptions = {fields: {...parseFields(f.field ?? []), ...appField(f['app-key'])}, sessionKey: parseSessionKey(f['session-key'])}
+  const trusted = f['trusted-proxies']
+  if (trusted !== undefined) {
+    const cidrs = trusted.split(',').map((c) => c.trim()).filter((c) => c !== '')
+    if (cidrs.length === 0) throw new ConfigError('--trusted-proxies: give the proxies\' addresses or CIDRs, comma-separated (10.0.0.0/8,192.0.2.7)')
+    try {
+      compileTrusted(cidrs)
+    } catch (error: unknown) {
+      throw new ConfigError(`--trusted-proxies: ${(error as Error).message}; give addresses or CIDRs, comma-separated (10.0.0.0/8,2001:db8::/32)`)
+    }
+    out.trustedProxies = cidrs
+  }
   const logFormat = f['log-format']
   if (logFormat !== undefined) {
     try {

@@ -26,6 +26,10 @@ export type RejectReason =
   | 'log-format-mismatch'
   /** A line that is no request (an error log line, a controller notice): not traffic, never counted as skipped traffic. */
   | 'not-access-line'
+  /** A record dated far outside the rest of the input (a day of silence from it, and a handful at most): no evidence of anything. */
+  | 'time-outlier'
+  /** A request of an app beyond the apps analysed in full (1000 with shell or asset traffic): counted, not analysed. */
+  | 'app-limit'
 
 export interface Rejection {
   reason: RejectReason

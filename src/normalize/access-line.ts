@@ -1,4 +1,5 @@
 import type {AccessFields, ParseOutcome} from '../model'
+import {firstClient, isPlaceholderHop, withChain} from './forwarded'
 import {bytesToString, hexVal, isAlpha, isDigit, reject, snippet} from './text'
 
 /*
@@ -479,6 +480,8 @@ let hTimeStart = 0
 let hTimeEnd = 0
 /** Set by the general head scan: the client picked from an address list, and a `$host` prefix. */
 let hClient: string | undefined
+/** The address list of a general head (an X-Forwarded-For chain, then the peer), for --trusted-proxies. */
+let hChain: string[] | undefined
 let hVhost: string | undefined
 
 /** How far into a line the general head scan looks for the `[time]`. */
@@ -506,7 +509,7 @@ function closeBracket(s: string, i: number, end: number, max: number): number {
  */
 function scanHead(s: string, end: number): number {
   hRealStart = hRealEnd = -1
-  hClient = hVhost = undefined
+  hClient = hVhost = hChain = undefined
   const c0 = s.charCodeAt(0)
   if (!(c0 > SP) || c0 === LBRACK || c0 === 123) return -1
   const fast = scanHeadCommon(s, end)
@@ -618,7 +621,10 @@ function scanHeadGeneral(s: string, end: number): number {
     }
   }
   if (items.length === 0) return -1
-  hClient = items.find((x) => !isPrivateIpv4(x)) ?? items[0]
+  // Hops that are no address (`unknown`, `-`, `_hidden`) are never the client; a name is kept when
+  // nothing else is there.
+  hClient = firstClient(items, true) ?? items.find((x) => !isPlaceholderHop(x)) ?? ''
+  if (items.length > 1) hChain = items
   hAddrEnd = 0
   return hTimeEnd + 2
 }
@@ -631,15 +637,6 @@ export function stripPort(host: string): string {
   }
   const colon = host.indexOf(':')
   return colon > 0 && colon === host.lastIndexOf(':') ? host.slice(0, colon) : host
-}
-
-/** Filebeat's isPrivate: IPv4 10/8, 192.168/16, 172.16/12, 127/8; anything else (IPv6, names) is not. */
-function isPrivateIpv4(x: string): boolean {
-  const m = /^(\d{1,3})\.(\d{1,3})\./.exec(x)
-  if (!m) return false
-  const a = Number(m[1])
-  const b = Number(m[2])
-  return a === 10 || a === 127 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31)
 }
 
 /** Cheap shape check for format detection: `IP - user [time] "…`. */
@@ -822,6 +819,7 @@ export function parseAccessLine(line: string): ParseOutcome {
   if (end > 0 && line.charCodeAt(end - 1) === CR) end--
   if (end === 0) return reject('unparsed-message', 'empty line')
   const open = scanHead(line, end)
+  const chain = hChain
   if (open < 0) return reject('unparsed-message', 'not an access line: expected `ADDR - USER [TIME] "REQUEST" STATUS BYTES`')
   noBackslashLine = line.indexOf('\\') === -1 ? line : undefined
 
@@ -950,5 +948,5 @@ export function parseAccessLine(line: string): ParseOutcome {
   if (extra !== undefined) readExtras(event, extra)
   if (tailRequestTime !== undefined) event.requestTime = tailRequestTime
   if (tailUpstreamTime !== undefined) event.upstreamTime = tailUpstreamTime
-  return {ok: true, event}
+  return {ok: true, event: chain === undefined ? event : withChain(event, chain)}
 }

@@ -1,6 +1,7 @@
 import type {AccessFields} from '../model/parse-outcome'
 import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
+import {chainOf, compileTrusted, trustedClient, type TrustedProxies} from './forwarded'
 
 /** Event fields a user may map to a custom attribute with `--field NAME=PATH`. */
 export const MAPPABLE_FIELDS = ['session', 'userId', 'version', 'upstream', 'upstreamName', 'vhost', 'app', 'contentType', 'requestId', 'clientIp', 'userAgent', 'referer', 'service', 'host'] as const
@@ -25,6 +26,8 @@ export interface NormalizeOptions {
   sessionKey: SessionKeySpec
   /** An nginx `log_format` (`--log-format`): text lines, or JSON records for an `escape=json` template, are read with it (normalize/log-format). */
   logFormat?: string
+  /** `--trusted-proxies`: the client is the right-most address of a logged X-Forwarded-For chain that is none of these (normalize/forwarded). */
+  trustedProxies?: string[]
 }
 
 export const DEFAULT_NORMALIZE: NormalizeOptions = {fields: {}, sessionKey: {kind: 'auto'}}
@@ -177,6 +180,8 @@ interface MappingPlan {
   fields: [MappableField, Lookup][]
   /** Some lookup reads the record's tags (a `tag:` path), so readers build the list only then. */
   readsTags: boolean
+  /** `--trusted-proxies`, compiled. */
+  trusted?: TrustedProxies
 }
 
 const PLANS = new WeakMap<NormalizeOptions, MappingPlan>()
@@ -192,7 +197,9 @@ function planOf(opts: NormalizeOptions): MappingPlan {
     fields.push([name, compiled(path)])
     if (path.startsWith('tag:')) readsTags = true
   }
-  PLANS.set(opts, (plan = {fields, readsTags}))
+  plan = {fields, readsTags}
+  if (opts.trustedProxies !== undefined) plan.trusted = compileTrusted(opts.trustedProxies)
+  PLANS.set(opts, plan)
   return plan
 }
 
@@ -202,11 +209,17 @@ export function readsTags(opts: NormalizeOptions): boolean {
 }
 
 /**
- * Applies `--field` mappings, resolves the session key and bounds the event's text fields (see
+ * Chooses the client by `--trusted-proxies`, applies `--field` mappings, resolves the session key and bounds the event's text fields (see
  * boundFields). Every reader's records pass through here. Mutates and returns `event`.
  */
 export function applyMapping(event: AccessFields, bag: AttributeBag, opts: NormalizeOptions): AccessFields {
-  for (const [name, f] of planOf(opts).fields) {
+  const plan = planOf(opts)
+  if (plan.trusted !== undefined) {
+    const chain = chainOf(event)
+    const client = chain === undefined ? undefined : trustedClient(chain, plan.trusted)
+    if (client !== undefined) event.clientIp = client
+  }
+  for (const [name, f] of plan.fields) {
     const v = text(f(bag))
     if (v !== undefined) event[name] = v
   }

@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
 import {answeringUpstream, splitTarget, stripPort} from './access-line'
+import {firstClient, splitHops, withChain} from './forwarded'
 import {reject, snippet} from './text'
 import {readCount, readSeconds, readStatus, readText, readTime, requestLine} from './values'
 
@@ -368,12 +369,11 @@ function eventOf(vars: ReadonlyMap<string, string>, headersCounted: boolean): Pa
   const bytes = rawBytes === undefined || rawBytes === '' ? undefined : readCount(rawBytes)
   if (bytes === undefined) return reject(rawBytes === undefined || rawBytes === '' ? 'missing-bytes' : 'bad-bytes', `$${bytesVar} is no byte count: ${snippet(rawBytes ?? '')}`)
 
-  let clientIp = v('remote_addr') ?? v('realip_remote_addr') ?? v('proxy_protocol_addr') ?? v('the_real_ip')
-  if (clientIp === undefined) {
-    // X-Forwarded-For is the client's to write: only a last resort, its first entry the client.
-    const first = v('http_x_forwarded_for')?.split(',')[0]?.trim()
-    clientIp = first === undefined || first === '-' ? '' : first
-  }
+  const peer = v('remote_addr') ?? v('realip_remote_addr') ?? v('proxy_protocol_addr') ?? v('the_real_ip')
+  // X-Forwarded-For is the client's to write: only a last resort, its first address the client.
+  const xff = v('http_x_forwarded_for') ?? v('proxy_add_x_forwarded_for')
+  const hops = xff === undefined ? [] : splitHops(xff)
+  const clientIp = peer ?? firstClient(hops) ?? ''
   const event: AccessFields = {
     time: time[0],
     resolutionMs: time[1],
@@ -402,5 +402,6 @@ function eventOf(vars: ReadonlyMap<string, string>, headersCounted: boolean): Pa
   if (requestTime !== undefined) event.requestTime = requestTime
   const upstreamTime = readSeconds(v('upstream_response_time'))
   if (upstreamTime !== undefined) event.upstreamTime = upstreamTime
-  return {ok: true, event}
+  // The chain as nginx's realip would walk it: the header's hops, then the peer.
+  return {ok: true, event: hops.length > 0 ? withChain(event, peer === undefined ? hops : [...hops, peer]) : event}
 }

@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../model'
 import {answeringUpstream, parseIsoTime, parseNginxTime, splitTarget, stripPort} from './access-line'
+import {firstClient, splitHops, withChain} from './forwarded'
 import {reject, show} from './text'
 
 /*
@@ -188,13 +189,11 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
   else bytes = NaN
   if (!Number.isSafeInteger(bytes) || bytes < 0) return reject('bad-bytes', `bytes is not a number: ${show(rawBytes)}`)
 
-  let clientIp = optString(obj, 'remote_addr', 'client_ip', 'realip_remote_addr')
-  if (clientIp === undefined) {
-    // X-Forwarded-For is client-controlled, hence only a last resort; its first entry is the client.
-    const xff = optString(obj, ...XFF_KEYS)
-    const first = xff?.split(',')[0]?.trim()
-    clientIp = first === undefined || first === '-' ? '' : first
-  }
+  const peer = optString(obj, 'remote_addr', 'client_ip', 'realip_remote_addr')
+  const xff = optString(obj, ...XFF_KEYS)
+  // X-Forwarded-For is client-controlled, hence only a last resort; its first address is the client.
+  const hops = xff === undefined ? [] : splitHops(xff)
+  const clientIp = peer ?? firstClient(hops) ?? ''
 
   const event: AccessFields = {
     time: time[0],
@@ -229,5 +228,6 @@ export function parseNginxJson(obj: Record<string, unknown>): ParseOutcome {
   if (requestTime !== undefined) event.requestTime = requestTime
   const upstreamTime = seconds(obj['upstream_response_time'])
   if (upstreamTime !== undefined) event.upstreamTime = upstreamTime
-  return {ok: true, event}
+  // The chain as nginx's realip would walk it: the header's hops, then the peer.
+  return {ok: true, event: hops.length > 0 ? withChain(event, peer === undefined ? hops : [...hops, peer]) : event}
 }

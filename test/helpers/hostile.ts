@@ -247,6 +247,7 @@ const REASONS: Record<RejectReason, true> = {
   'invalid-json': true, 'not-an-object': true, 'unknown-format': true, 'missing-time': true, 'bad-time': true, 'missing-path': true,
   'missing-status': true, 'bad-status': true, 'bad-bytes': true, 'missing-bytes': true, 'unparsed-message': true, 'line-too-long': true,
   binary: true, 'bad-csv-row': true, duplicate: true, 'header-line': true, 'truncated-input': true, 'log-format-mismatch': true, 'not-access-line': true,
+  'time-outlier': true, 'app-limit': true,
 }
 export const KNOWN_REASONS: ReadonlySet<string> = new Set(Object.keys(REASONS))
 

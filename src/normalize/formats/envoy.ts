@@ -2,6 +2,7 @@ import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget, stripPort} from '../access-line'
 import type {JsonFormat, TextFormat} from './types'
 import {isAlpha, isDigit, reject, show, snippet} from '../text'
+import {firstClient, splitHops, withChain} from '../forwarded'
 
 /*
  * Envoy and Istio access logs.
@@ -101,12 +102,16 @@ function addressIp(a: string): string | undefined {
   return colon > 0 ? a.slice(0, colon) : undefined
 }
 
-/** The first address of an X-Forwarded-For value (the client, as far as the header can be trusted). */
-function firstForwarded(xff: string): string | undefined {
-  const comma = xff.indexOf(',')
-  const first = (comma < 0 ? xff : xff.slice(0, comma)).trim()
-  // `[v6]` and `[v6]:port`, `v4:port` entries name the address alone.
-  return first === '' || first === '-' ? undefined : addressIp(first) ?? first
+/**
+ * The client of an X-Forwarded-For value and the downstream address (the client, as far as the
+ * header can be trusted: its first address, `unknown` or `_hidden` hops skipped; else the
+ * downstream), and the chain for --trusted-proxies.
+ */
+function forwardedClient(xff: string | undefined, downstream: string | undefined): {clientIp: string; chain: string[]} {
+  const hops = xff === undefined ? [] : splitHops(xff)
+  const peer = downstream === undefined ? undefined : addressIp(downstream)
+  // `[v6]` and `[v6]:port`, `v4:port` entries name the address alone (hopAddress).
+  return {clientIp: firstClient(hops) ?? peer ?? '', chain: hops.length === 0 ? [] : peer === undefined ? hops : [...hops, peer]}
 }
 
 /** %UPSTREAM_HOST% as `ip:port`: `tcp://` dropped; other schemes (Envoy internal listeners) are not pods. */
@@ -323,8 +328,8 @@ export function parseEnvoyLine(line: string): ParseOutcome {
     p = e
   }
 
-  const clientIp = (xff === undefined ? undefined : firstForwarded(xff)) ?? (downstream === undefined ? undefined : addressIp(downstream)) ?? ''
-  const event: AccessFields = {time: iso.time, resolutionMs: iso.resolutionMs, method, path: split.path, status, bytes, clientIp, userAgent: ua ?? ''}
+  const {clientIp, chain} = forwardedClient(xff, downstream)
+  const event: AccessFields = withChain({time: iso.time, resolutionMs: iso.resolutionMs, method, path: split.path, status, bytes, clientIp, userAgent: ua ?? ''}, chain)
   if (requestId !== undefined) event.requestId = requestId
   const upstream = upstreamHost === undefined ? undefined : upstreamAddress(upstreamHost)
   if (upstream !== undefined) event.upstream = upstream
@@ -453,7 +458,7 @@ export function parseEnvoyJson(obj: Record<string, unknown>): ParseOutcome {
 
   const xff = optString(obj, XFF_KEYS)
   const downstream = optString(obj, ['downstream_remote_address'])
-  const clientIp = (xff === undefined ? undefined : firstForwarded(xff)) ?? (downstream === undefined ? undefined : addressIp(downstream)) ?? ''
+  const {clientIp, chain} = forwardedClient(xff, downstream)
 
   const event: AccessFields = {
     time: time[0],
@@ -476,7 +481,7 @@ export function parseEnvoyJson(obj: Record<string, unknown>): ParseOutcome {
   if (cluster !== undefined) event.upstreamName = cluster
   const vhost = optString(obj, AUTHORITY_KEYS) ?? split.host
   if (vhost !== undefined) event.vhost = stripPort(vhost)
-  return {ok: true, event}
+  return {ok: true, event: withChain(event, chain)}
 }
 
 export const envoyText: TextFormat = {

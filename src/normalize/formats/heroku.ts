@@ -2,6 +2,7 @@ import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget} from '../access-line'
 import type {TextFormat} from './types'
 import {isDigit, reject, snippet} from '../text'
+import {firstClient, splitHops, withChain} from '../forwarded'
 
 /*
  * The Heroku router's log lines (Heroku Dev Center, "HTTP Routing": router log format), as
@@ -150,19 +151,9 @@ function millis(v: string | undefined): number | undefined {
   return /^\d{1,9}$/.test(n) ? Number(n) : undefined
 }
 
-/** Filebeat's isPrivate: IPv4 10/8, 192.168/16, 172.16/12, 127/8. */
-function isPrivateIpv4(x: string): boolean {
-  const m = /^(\d{1,3})\.(\d{1,3})\./.exec(x)
-  if (!m) return false
-  const a = Number(m[1])
-  const b = Number(m[2])
-  return a === 10 || a === 127 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31)
-}
-
-/** The client of an X-Forwarded-For list: the first address that is not private, else the first. */
+/** The client of an X-Forwarded-For list: the first address that is not private, else the first (hops that are no address skipped). */
 function forwardedClient(fwd: string): string {
-  const items = fwd.split(',').map((x) => x.trim()).filter((x) => x !== '' && x !== '-')
-  return items.find((x) => !isPrivateIpv4(x)) ?? items[0] ?? ''
+  return firstClient(splitHops(fwd), true) ?? ''
 }
 
 function parseHeroku(line: string): ParseOutcome {
@@ -214,7 +205,8 @@ function parseHeroku(line: string): ParseOutcome {
   const connect = millis(f.get('connect'))
   const service = millis(f.get('service'))
   if (service !== undefined) event.requestTime = ((connect ?? 0) + service) / 1000
-  return {ok: true, event}
+  // The router appends the address it got the request from: the chain ends with it.
+  return {ok: true, event: withChain(event, splitHops(f.get('fwd') ?? ''))}
 }
 
 /**

@@ -2,6 +2,7 @@ import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
 import type {JsonFormat, TextFormat} from './types'
 import {isDigit, reject, show, snippet} from '../text'
+import {firstClient, isPlaceholderHop, splitHops, withChain} from '../forwarded'
 
 /*
  * Traefik access logs (Traefik v1, v2 and v3).
@@ -65,10 +66,10 @@ function stripPort(hostport: string, keepBrackets: boolean): string {
   return hostport
 }
 
-/** The first address of a `a, b` list (an X-Forwarded-For chain): the client's. */
+/** The first address of a `a, b` list (an X-Forwarded-For chain): the client's (`unknown`, `_hidden` hops skipped). */
 function firstOfList(s: string): string {
-  const comma = s.indexOf(',')
-  return (comma < 0 ? s : s.slice(0, comma)).trim()
+  const hops = splitHops(s)
+  return firstClient(hops) ?? hops.find((h) => !isPlaceholderHop(h)) ?? ''
 }
 
 /** The host (with its port) of a service URL `http://10.0.0.1:80/x`, or undefined (`/`, `-`, ''). */
@@ -320,7 +321,7 @@ export function parseTraefikClf(line: string): ParseOutcome {
       event.requestTime = tMillis / 1000
     }
   }
-  return {ok: true, event}
+  return {ok: true, event: client === '-' ? event : withChain(event, splitHops(client))}
 }
 
 export const traefikClf: TextFormat = {
@@ -442,7 +443,7 @@ export function parseTraefikJson(obj: Record<string, unknown>): ParseOutcome {
   if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) event.requestTime = duration / 1e9
   const origin = obj['OriginDuration']
   if (typeof origin === 'number' && Number.isFinite(origin) && origin > 0) event.upstreamTime = origin / 1e9
-  return {ok: true, event}
+  return {ok: true, event: host === undefined ? event : withChain(event, splitHops(host))}
 }
 
 export const traefikJson: JsonFormat = {
