@@ -8,6 +8,15 @@ import {randomBytes} from 'node:crypto'
 import {createWriteStream, promises as fs, type WriteStream} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
+/**
+ * Whether `path` names something that is no regular file (a device such as /dev/stdout or
+ * /dev/full, a named pipe): written in place, never replaced by a file of ours.
+ */
+async function special(path: string): Promise<boolean> {
+  const st = await fs.stat(path).catch(() => undefined)
+  return st !== undefined && !st.isFile() && !st.isDirectory()
+}
+
 /** A hidden name beside `path`, of this process, that no other run picks. */
 export function temporaryBeside(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
@@ -48,6 +57,11 @@ export async function publish(tmp: string, path: string, exclusive: boolean): Pr
 
 /** Writes `text` whole to `path` (see `publish` for `exclusive`); nothing is left at `path` or beside it on error. */
 export async function writeWhole(path: string, text: string, exclusive: boolean): Promise<boolean> {
+  if (await special(path)) {
+    if (exclusive) return false
+    await fs.writeFile(path, text)
+    return true
+  }
   const tmp = temporaryBeside(path)
   try {
     await fs.writeFile(tmp, text, {flag: 'wx'})
@@ -66,6 +80,16 @@ export interface WholeFileStream {
 }
 
 export async function openWhole(path: string): Promise<WholeFileStream> {
+  if (await special(path)) {
+    const direct = createWriteStream(path)
+    await new Promise<void>((resolve, reject) => {
+      direct.once('open', () => resolve())
+      direct.once('error', reject)
+    })
+    return {out: direct, commit: async () => {}, discard: async () => {
+      if (!direct.destroyed) direct.destroy()
+    }}
+  }
   const tmp = temporaryBeside(path)
   const out = createWriteStream(tmp, {flags: 'wx'})
   try {

@@ -1,7 +1,7 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import {spawnSync} from 'node:child_process'
-import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -152,7 +152,10 @@ describe('skewscan analyze, run as a user would', () => {
     }
     const r = runCli(['analyze', logFile, '--failures', '/dev/full'])
     expect(r.status).toBe(2)
-    expect(r.stderr).toContain('/dev/full: cannot write the failures file (ENOSPC)')
+    expect(r.stderr).toContain('--failures /dev/full: cannot write the failures file: no space left on device (ENOSPC)')
+    // A device is written in place, never replaced by a finished file of ours (a rename over /dev/full once did).
+    expect(statSync('/dev/full').isCharacterDevice()).toBe(true)
+    expect(readdirSync('/dev').filter((f) => f.startsWith('.full.'))).toEqual([])
   })
 
   it('a reader that leaves early (| head) ends the run quietly', () => {

@@ -1,4 +1,4 @@
-import {closeSync, createReadStream, promises as fs, fstatSync, openSync, readSync, type ReadStream} from 'node:fs'
+import {closeSync, createReadStream, promises as fs, fstatSync, openSync, readSync, type ReadStream, statSync} from 'node:fs'
 import * as zlib from 'node:zlib'
 import {Readable} from 'node:stream'
 import {createGunzip, createInflateRaw} from 'node:zlib'
@@ -406,6 +406,8 @@ async function restLength(raw: AsyncIterable<Buffer>): Promise<number> {
 export function fileKind(path: string): FileKind | undefined {
   let fd: number | undefined
   try {
+    // Stat before opening: opening a named pipe would take its writer's data (and block without one).
+    if (!statSync(path).isFile()) return undefined
     fd = openSync(path, 'r')
     const stat = fstatSync(fd)
     if (!stat.isFile()) return undefined
