@@ -1,3 +1,4 @@
+import {stripPort} from '../normalize/access-line'
 import {detach} from '../util/detach'
 import {type Build, RECENT_EVIDENCE, type ServedSpan} from './builds'
 import type {BuildEvidenceReport} from '../model/report'
@@ -150,7 +151,7 @@ export class BuildEvidence {
     if (this.pods.has(value)) return value
     let found: string | undefined
     for (const name of this.pods.keys()) {
-      if (hostOf(name) !== value) continue
+      if (stripPort(name) !== value) continue
       if (found !== undefined) return undefined
       found = name
     }
@@ -722,10 +723,3 @@ export function lengthIdentity(builds: readonly Build[], owners: ReadonlyMap<str
 
 export type Identity = ReturnType<typeof lengthIdentity>
 
-/** An upstream address without its port (`10.1.0.4:8080` → `10.1.0.4`, `[fd00::1]:80` → `fd00::1`). */
-function hostOf(address: string): string {
-  const bracket = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
-  if (bracket) return bracket[1] as string
-  const colon = address.lastIndexOf(':')
-  return colon > 0 && address.indexOf(':') === colon && /^\d+$/.test(address.slice(colon + 1)) ? address.slice(0, colon) : address
-}
