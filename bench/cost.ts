@@ -7,54 +7,19 @@
  * or alone: `npm run build && npx ts-node --transpile-only bench/cost.ts` (it then rewrites only its
  * own section of bench/RESULTS.md).
  */
-import {spawnSync} from 'node:child_process'
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync} from 'node:fs'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import type {AnalysisReport} from '../src/model/report'
-import {OUT} from './generate'
+import {CHROME, logFile, manyBuilds, measure, median, nginx, REPEAT, RUN, T0} from './log-files'
 
-/**
- * The CLI measured, and the renderers of its build (BENCH_BIN: another build's bin/run.js, such
- * as a copy of the tree built elsewhere, which no test run rebuilds under the benchmark).
- */
-const RUN = process.env.BENCH_BIN ?? join(__dirname, '..', 'bin', 'run.js')
-const DIST = join(dirname(RUN), '..', 'dist')
+/* The renderers of the build measured (BENCH_BIN: another build's bin/run.js, such as a copy of the
+ * tree built elsewhere, which no test run rebuilds under the benchmark). */
 /* eslint-disable @typescript-eslint/no-require-imports */
+const DIST = join(dirname(RUN), '..', 'dist')
 const {renderTable} = require(join(DIST, 'report', 'table')) as typeof import('../src/report/table')
 const {renderMarkdown} = require(join(DIST, 'report', 'markdown')) as typeof import('../src/report/markdown')
 const {renderHtml} = require(join(DIST, 'report', 'html')) as typeof import('../src/report/html')
 /* eslint-enable @typescript-eslint/no-require-imports */
-const TIME = '/usr/bin/time'
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 3)
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-const p2 = (n: number): string => String(n).padStart(2, '0')
-function nginx(ip: string, ms: number, path: string, bytes: number, ua: string, referer = '-'): string {
-  const d = new Date(ms)
-  const at = `${p2(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())} +0000`
-  return `${ip} - - [${at}] "GET ${path} HTTP/1.1" 200 ${bytes} "${referer}" "${ua}"\n`
-}
-const T0 = Date.UTC(2026, 10, 29, 14, 0, 0)
-
-/** `n` shell lengths, each served twice in its own second: n builds (and n - 1 inferred deploys). */
-function manyBuilds(file: string, n: number): string {
-  const path = join(OUT, file)
-  if (existsSync(path)) return path
-  const fd = openSync(path, 'w')
-  let buf = ''
-  for (let i = 0; i < n; i++) {
-    const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
-    buf += nginx(ip, T0 + i * 1000, '/', 2000 + i, CHROME).repeat(2)
-    if (buf.length > 1 << 20) {
-      writeSync(fd, buf)
-      buf = ''
-    }
-  }
-  writeSync(fd, buf)
-  closeSync(fd)
-  return path
-}
 
 /**
  * `browsers` browsers of two builds, three requests each (a shell, its script, a chunk that half of
@@ -62,39 +27,20 @@ function manyBuilds(file: string, n: number): string {
  * browser's differing only in its last characters.
  */
 function agents(file: string, browsers: number, uaBytes: number): string {
-  const path = join(OUT, file)
-  if (existsSync(path)) return path
-  const fd = openSync(path, 'w')
   const filler = 'a1 '.repeat(Math.ceil(uaBytes / 3))
-  for (let b = 0; b < browsers; b++) {
+  return logFile(file, browsers, (b) => {
     const tail = ` s${String(b).padStart(6, '0')}`
     const ua = uaBytes > 0 ? `${CHROME} ${filler.slice(0, uaBytes - CHROME.length - 1 - tail.length)}${tail}` : `${CHROME}${tail}`
     const build = b % 2
     const ip = `192.0.2.${b % 250}`
     const ms = T0 + b * 1000
-    writeSync(fd, nginx(ip, ms, '/', 1832 + build * 19, ua) +
+    return nginx(ip, ms, '/', 1832 + build * 19, ua) +
       nginx(ip, ms, `/assets/index-${build}a2b3c4d.js`, 50_000, ua, 'https://shop.example/') +
-      nginx(ip, ms, `/assets/chunk-${build}e6f7a8b.js`, (b >> 1) % 2 === 0 ? 20_000 : 1832 + (1 - build) * 19, ua, 'https://shop.example/'))
-  }
-  closeSync(fd)
-  return path
+      nginx(ip, ms, `/assets/chunk-${build}e6f7a8b.js`, (b >> 1) % 2 === 0 ? 20_000 : 1832 + (1 - build) * 19, ua, 'https://shop.example/')
+  })
 }
 
-interface Measure {
-  wall: number
-  rssMB: number
-  stdout: string
-}
-
-function measure(cmd: string, args: string[]): Measure {
-  const t0 = process.hrtime.bigint()
-  const r = spawnSync(TIME, ['-f', '%M', cmd, ...args], {encoding: 'utf8', maxBuffer: 1 << 30, env: {...process.env, TZ: 'UTC'}})
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.slice(-500)}`)
-  return {wall, rssMB: Number(r.stderr.trim().split('\n').at(-1)) / 1024, stdout: r.stdout}
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+type Measure = ReturnType<typeof measure>
 
 /** Commands run in turn, `REPEAT` times: the median wall time and peak RSS of each (see run.ts interleaved). */
 function interleaved(commands: [string, string[]][]): {wall: number; rssMB: number; stdout: string}[] {
@@ -124,7 +70,6 @@ export interface CostResults {
 }
 
 export function costCases(say: (row: string) => void = () => {}): CostResults {
-  mkdirSync(OUT, {recursive: true})
   const rows: string[] = []
   const targets: [string, boolean, string][] = []
   const row = (s: string): void => {
