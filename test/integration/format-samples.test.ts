@@ -5,16 +5,15 @@
  * Each access line must come out with the fields the upstream project's expected output gives it,
  * each other line counted at its own line with the reason the expected file names.
  */
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import type {AccessEvent} from '../../src/model/access-event'
-import type {Rejection} from '../../src/model/rejection'
 import {DEFAULT_NORMALIZE, type NormalizeOptions} from '../../src/normalize/fields'
 import {normalizeSettings} from '../../src/config/analyze-options'
-import {FileSource} from '../../src/sources/file/file-source'
 import {ROOT} from '../helpers/cli'
+import {readWritten} from '../helpers/read-file'
 
 type Expected = {line: number; ok: true; time: string; [field: string]: unknown} | {line: number; ok: false; reason: string}
 
@@ -49,18 +48,7 @@ function optionsOf(sample: string): NormalizeOptions {
   return normalizeSettings({'session-key': 'auto', 'app-key': 'auto', ...(fields ? {field: fields} : {}), ...(conf === undefined ? {} : {'log-format': conf})})
 }
 
-async function read(name: string, content: string | Buffer, opts: NormalizeOptions = DEFAULT_NORMALIZE): Promise<{events: AccessEvent[]; rejections: Rejection[]; format: string}> {
-  const path = join(dir, name)
-  writeFileSync(path, content)
-  const source = new FileSource(path, name, opts)
-  const events: AccessEvent[] = []
-  const rejections: Rejection[] = []
-  for await (const b of source.batches()) {
-    events.push(...b.events)
-    rejections.push(...b.rejections)
-  }
-  return {events, rejections, format: source.stats.format}
-}
+const read = (name: string, content: string | Buffer, opts: NormalizeOptions = DEFAULT_NORMALIZE) => readWritten(dir, name, content, opts)
 
 /**
  * Reasons that all say "this line is not a record": which one a line gets depends on what it was

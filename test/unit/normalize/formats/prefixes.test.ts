@@ -5,19 +5,18 @@
  * access line in a prefix as the tool's source writes it (kubectl logs.go, compose logconsumer.go,
  * fluentd formatter_stdout.rb), and say so.
  */
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {AccessEvent} from '../../../../src/model/access-event'
 import type {ParseOutcome} from '../../../../src/model/parse-outcome'
-import type {Rejection} from '../../../../src/model/rejection'
 import {DEFAULT_NORMALIZE} from '../../../../src/normalize/fields'
 import {textFormatOf} from '../../../../src/normalize/formats'
 import {caddyConsole} from '../../../../src/normalize/formats/caddy'
 import {serviceOfName, unwrapCompose, unwrapFluentd, unwrapKubectl, workloadOfPod} from '../../../../src/normalize/formats/prefixes'
-import {FileSource} from '../../../../src/sources/file/file-source'
 import {lineFormat, normalizeLine} from '../../../../src/sources/file/records'
 import {ROOT} from '../../../helpers/cli'
+import {readWritten} from '../../../helpers/read-file'
 
 const sample = (name: string): string[] => readFileSync(join(ROOT, 'fixtures', 'formats', name), 'utf8').replace(/\n$/, '').split('\n')
 const KUBECTL = sample('prefixes/kubectl-ansible-for-kubernetes-75.log')
@@ -43,18 +42,7 @@ const event = (line: string): Partial<AccessEvent> => {
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-prefixes-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
-async function read(name: string, content: string): Promise<{events: AccessEvent[]; rejections: Rejection[]; format: string}> {
-  const path = join(dir, name)
-  writeFileSync(path, content)
-  const source = new FileSource(path, name, DEFAULT_NORMALIZE)
-  const events: AccessEvent[] = []
-  const rejections: Rejection[] = []
-  for await (const b of source.batches()) {
-    events.push(...b.events)
-    rejections.push(...b.rejections)
-  }
-  return {events, rejections, format: source.stats.format}
-}
+const read = (name: string, content: string) => readWritten(dir, name, content)
 
 describe('names of the app', () => {
   it.each([
