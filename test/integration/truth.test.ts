@@ -70,24 +70,25 @@ function deployCore(d: DeployReport | TruthDeploy, app: string | null) {
 function expected(t: Truth, c: Case) {
   const combined = c.format === 'nginx-combined'
   const app = (name: string): string | null => (combined ? null : name)
+  const declared = declaredDeploys(t, c)
   // Builds are known by the assets their pages load, so an app whose shell length varies (a dynamic
   // homepage) has them too, and its deploys are inferred from the logs like any other.
   return {
     totals: t.totals,
     apps: t.apps.map((a) => ({
       name: app(a.name), source: combined ? 'none' : 'upstream', requests: a.requests, pageLoads: a.pageLoads, builds: a.builds,
-      deploys: declaredDeploys(t, c).filter((d) => d.app === a.name).length, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
+      deploys: declared.filter((d) => d.app === a.name).length, shellLengthVaries: a.shellLengthVaries, affectedUsers: a.affectedUsers, brokenPageLoads: a.brokenPageLoads,
     })),
     builds: t.builds.map((b) => lengthless(dynamicApps(t, combined), b.app, combined && !t.apps.some((a) => a.shellLengthVaries), {
       id: b.id, app: app(b.app), shellBytes: b.shellBytes, firstSeen: b.firstSeen, lastSeen: b.lastSeen,
       lastServed: combined ? b.lastShellServed : b.lastServed, shellRequests: b.shellRequests, ...(combined ? {} : {pods: b.pods}),
     })),
-    deploys: declaredDeploys(t, c).map((d) => c.deploys === undefined ? deployCore(d, app(d.app)) : {
+    deploys: declared.map((d) => c.deploys === undefined ? deployCore(d, app(d.app)) : {
       ...deployCore(d, app(d.app)), sources: d.restart ? ['kubernetes'] : SOURCES[c.deploys], start: d.start, end: d.end, windowSeconds: d.windowSeconds,
       service: d.service, version: c.deploys === 'kubectl-events.json' || d.restart ? d.toReplicaSet : d.version, pageLoads: d.pageLoads,
     }),
     unmatchedDeploys: [],
-    incidents: t.incidents.map((i) => ({...i, app: app(i.app), deployId: renumber(t, c, i.deployId)})),
+    incidents: t.incidents.map((i) => ({...i, app: app(i.app), deployId: renumber(t, declared, i.deployId)})),
     affectedUsers: sortUsers(t.affectedUsers.map((u) => ({...u, app: app(u.app)}))),
     nonUser: t.nonUser,
     orphans: t.orphans,
@@ -115,10 +116,10 @@ function declaredDeploys(t: Truth, c: Case): (TruthDeploy & {restart?: true})[] 
 }
 
 /** A truth deploy id as the case numbers it (restarts listed among the deploys shift later ids). */
-function renumber(t: Truth, c: Case, id: string | null): string | null {
+function renumber(t: Truth, declared: readonly TruthDeploy[], id: string | null): string | null {
   if (id === null) return null
   const real = t.deploys.find((d) => d.id === id)
-  return declaredDeploys(t, c).find((d) => d.start === real?.start && d.app === real?.app && d.fromBuild === real?.fromBuild)?.id ?? id
+  return declared.find((d) => d.start === real?.start && d.app === real?.app && d.fromBuild === real?.fromBuild)?.id ?? id
 }
 
 function actual(r: AnalysisReport, t: Truth, c: Case) {
