@@ -216,15 +216,10 @@ export function resolveRollout(r: Rollout, app: string, builds: readonly Build[]
   // No new build, and the one served before is still served once the rollout is over: new pods of
   // the same build (`kubectl rollout restart`), a deploy from a build to itself.
   const servedOn = (b: Build | undefined): boolean => b !== undefined && all.some((e) => e.build === b && e.first <= r.start && e.last > (r.end ?? r.start) + marginMs)
-  if ((to === undefined || to === from) && servedOn(from)) {
-    return {
-      sources: r.sources, app, start: r.start, end: Math.max(r.end ?? r.start, r.start), from, to: from,
-      ...(r.service ? {service: r.service} : {}), ...(r.version ? {version: r.version} : {}), ...(r.description ? {description: r.description} : {}),
-    }
-  }
-  const end = r.end ?? Math.max(r.start, fromEpisode && to ? Math.min(fromEpisode.last, nextStart) : r.start)
+  const restart = (to === undefined || to === from) && servedOn(from)
+  const end = r.end ?? (restart ? r.start : Math.max(r.start, fromEpisode && to ? Math.min(fromEpisode.last, nextStart) : r.start))
   return {
-    sources: r.sources, app, start: r.start, end: Math.max(end, r.start), from, to,
+    sources: r.sources, app, start: r.start, end: Math.max(end, r.start), from, to: restart ? from : to,
     ...(r.service ? {service: r.service} : {}), ...(r.version ? {version: r.version} : {}), ...(r.description ? {description: r.description} : {}),
   }
 }
