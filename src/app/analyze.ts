@@ -6,7 +6,7 @@ import type {AnalysisOptions} from '../analysis/options'
 import type {PageCensus} from '../analysis/census'
 import type {AccessEvent} from '../model/access-event'
 import type {DeclaredDeploy} from '../model/deploy'
-import type {Rejection} from '../model/rejection'
+import {EXAMPLES_PER_REASON, type Rejection} from '../model/rejection'
 import {type AnalysisReport, type DatadogInputSummary, type FailureRecord, SCHEMA_VERSION, type SkippedLocation} from '../model/report'
 import type {NormalizeOptions} from '../normalize/fields'
 import {InputError, OrderViolation} from '../sources/errors'
@@ -56,9 +56,6 @@ export interface AnalyzeRequest {
   timeOutliers?: TimeOutlierOptions
 }
 
-/** Rejection examples kept per reason for the summary. */
-const EXAMPLES_PER_REASON = 3
-
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const declared = [...(req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []), ...(req.deploys ?? [])].sort((a, b) => a.start - b.start)
   const inputs = await readableInputs(req.inputs, req.stdin, req.onNotice)
@@ -93,7 +90,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     failures?.out.write(`${inertJson(JSON.stringify(f))}\n`)
     if (req.onFailure) collected.push(f)
   } : undefined, req.census?.())
-  const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize, parallel)), ...(req.sources ?? [])]
+  const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize, parallel, 'examples')), ...(req.sources ?? [])]
   // Sources are read interleaved, in batches of whatever size; their skipped records are told
   // source by source, in input order, so the examples do not depend on how reads interleaved.
   const skippedBySource = sources.map(() => new Skipped())
@@ -166,6 +163,7 @@ async function closeFailures(failures: WholeFileStream, file: string): Promise<v
 async function* eventsOf(source: RecordSource, skipped: Skipped): AsyncGenerator<AccessEvent[]> {
   for await (const batch of source.batches()) {
     for (const r of batch.rejections) skipped.add(r)
+    for (const [reason, n] of Object.entries(batch.unlisted ?? {})) skipped.addCount(reason, n)
     if (batch.events.length > 0) yield batch.events
   }
 }

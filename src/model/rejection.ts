@@ -31,6 +31,15 @@ export type RejectReason =
   /** A request of an app beyond the apps analysed in full (1000 with shell or asset traffic): counted, not analysed. */
   | 'app-limit'
 
+/**
+ * Rejections of one reason shown as examples (the report's `input.skipped.examples`); a reader that
+ * need not list every rejection (a parsing worker) keeps this many per reason and counts the rest.
+ */
+export const EXAMPLES_PER_REASON = 3
+
+/** Rejections counted but not listed one by one, by reason (see EXAMPLES_PER_REASON). */
+export type UnlistedRejections = Partial<Record<RejectReason, number>>
+
 export interface Rejection {
   reason: RejectReason
   location: RecordLocation

@@ -1,9 +1,12 @@
 import type {AccessEvent} from '../model/access-event'
-import type {Rejection} from '../model/rejection'
+import type {Rejection, UnlistedRejections} from '../model/rejection'
 
 export interface SourceBatch {
   events: AccessEvent[]
+  /** Rejections one by one: all of them, or (a parallel reader's) the first few of each reason, the rest in `unlisted`. */
   rejections: Rejection[]
+  /** Rejections after the first few of their reason, counted (each costs a counter, not an object). */
+  unlisted?: UnlistedRejections
 }
 
 export interface SourceStats {

@@ -66,7 +66,7 @@ export class DatadogLogSource implements RecordSource {
       return
     }
     // What an earlier run wrote is read back as any export is read.
-    const written = new FileSource(spool.file.path, DATADOG_SOURCE_NAME, this.normalize)
+    const written = new FileSource(spool.file.path, DATADOG_SOURCE_NAME, this.normalize, undefined, 'examples')
     yield* written.batches()
     this.replayed = written.stats.records
     this.stats.records += written.stats.records

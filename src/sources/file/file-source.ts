@@ -1,6 +1,6 @@
 import type {AccessEvent} from '../../model/access-event'
 import type {ParseOutcome} from '../../model/parse-outcome'
-import type {Rejection} from '../../model/rejection'
+import {EXAMPLES_PER_REASON, type Rejection, type UnlistedRejections} from '../../model/rejection'
 import {looksLikeAccessLine} from '../../normalize/access-line'
 import {JSON_FORMATS, nginxText, TEXT_FORMATS, textFormatById, textFormatOf} from '../../normalize/formats'
 import {normalizeDatadog} from '../../normalize/datadog'
@@ -52,8 +52,19 @@ export class FileSource implements RecordSource {
   /** The file's first lines (cut short), to say what an unreadable file looked like. */
   private head: string[] = []
 
-  /** `parallel`: large line files are parsed in worker threads: plain ones read as byte ranges, gzip ones streamed (see parallel-lines). */
-  constructor(readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions, private readonly parallel?: ParallelReading) {
+  /** Rejections listed so far, by reason (listing `examples`). */
+  private readonly listed: UnlistedRejections = {}
+
+  /**
+   * `parallel`: large line files are parsed in worker threads: plain ones read as byte ranges, gzip
+   * ones streamed (see parallel-lines). `listing`: every rejection one by one (`parse --rejected`
+   * shows each), or only the first few of each reason, the rest counted (`analyze` shows examples:
+   * a file of junk lines then costs counters, not an object per line).
+   */
+  constructor(
+    readonly path: string, readonly displayName: string, private readonly opts: NormalizeOptions,
+    private readonly parallel?: ParallelReading, private readonly listing: 'every' | 'examples' = 'every',
+  ) {
     this.stats = {file: displayName, format: 'unknown', records: 0, skipped: 0}
   }
 
@@ -94,7 +105,9 @@ export class FileSource implements RecordSource {
     } catch (error: unknown) {
       if (!(error instanceof StreamCut)) throw error
       const detail = error.cause instanceof FileChanged ? error.message : `input ends early: ${error.message}`
-      yield this.batchOf([], [this.reject('truncated-input', error.line, detail)])
+      const batch = newBatch()
+      this.reject(batch, 'truncated-input', error.line, detail)
+      yield batch
     } finally {
       input.close()
     }
@@ -123,17 +136,19 @@ export class FileSource implements RecordSource {
     // A line no format claims is told against the file's format (an S3 line with a shortened owner id).
     const ctx: LineContext = {last: textFormatById(this.stats.format)}
     for await (const chunk of source) {
-      const events: AccessEvent[] = []
-      const rejections: Rejection[] = []
+      const batch = newBatch()
       const sink: LineSink = {
-        event: (event, line) => this.collect({ok: true, event}, line, events, rejections),
-        reject: (reason, line, detail) => rejections.push(this.reject(reason, line, detail)),
+        event: (event, line) => this.collect({ok: true, event}, line, batch),
+        reject: (reason, line, detail) => this.reject(batch, reason, line, detail),
       }
       for (const l of chunk) takeLine(l.text, l.line, l.tooLong === true, this.opts, sink, ctx)
-      yield this.batchOf(events, rejections)
+      yield batch
     }
     const open = unfinishedParts(ctx)
-    if (open.length > 0) yield this.batchOf([], open.map((line) => this.reject('truncated-input', line, UNFINISHED)))
+    if (open.length === 0) return
+    const batch = newBatch()
+    for (const line of open) this.reject(batch, 'truncated-input', line, UNFINISHED)
+    yield batch
   }
 
   /** Batches the workers parsed, counted into the file's figures. */
@@ -141,10 +156,16 @@ export class FileSource implements RecordSource {
     for await (const batch of batches) {
       this.stats.records += batch.events.length + batch.rejections.length
       this.stats.skipped += batch.rejections.length
+      // The first rejections of each reason are listed, in line order: the first foreign one is among them.
       for (const r of batch.rejections) {
         if (!this.isForeign(r.reason)) continue
         this.foreign++
-        this.firstForeign ??= {line: r.location.line, ...(r.detail === undefined ? {} : {detail: r.detail})}
+        if (this.firstForeign === undefined || r.location.line < this.firstForeign.line) this.firstForeign = {line: r.location.line, ...(r.detail === undefined ? {} : {detail: r.detail})}
+      }
+      for (const [reason, n] of Object.entries(batch.unlisted ?? {}) as [Rejection['reason'], number][]) {
+        this.stats.records += n
+        this.stats.skipped += n
+        if (this.isForeign(reason)) this.foreign += n
       }
       yield batch
     }
@@ -152,20 +173,19 @@ export class FileSource implements RecordSource {
 
   /** JSON documents, read from the bytes (not lines: a saved API page may be one line of any length). */
   private async *documentBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<SourceBatch> {
-    let events: AccessEvent[] = []
-    let rejections: Rejection[] = []
+    let batch = newBatch()
     const splitter = new JsonItemSplitter(
       (item) => {
         let value: unknown
         try {
           value = JSON.parse(item.text)
         } catch {
-          this.collect({ok: false, reason: 'invalid-json', detail: 'a record is not valid JSON'}, item.line, events, rejections)
+          this.reject(batch, 'invalid-json', item.line, 'a record is not valid JSON')
           return
         }
-        for (const r of recordsOf(value)) this.collect(normalizeObject(r, this.opts), item.line, events, rejections)
+        for (const r of recordsOf(value)) this.collect(normalizeObject(r, this.opts), item.line, batch)
       },
-      (p) => rejections.push(this.reject(DOCUMENT_PROBLEMS[p.kind].reason, p.line, DOCUMENT_PROBLEMS[p.kind].detail)),
+      (p) => this.reject(batch, DOCUMENT_PROBLEMS[p.kind].reason, p.line, DOCUMENT_PROBLEMS[p.kind].detail),
       MAX_LINE,
     )
     const decoder = new StringDecoder('utf8')
@@ -178,16 +198,15 @@ export class FileSource implements RecordSource {
           first = false
         }
         splitter.write(text)
-        yield this.batchOf(events, rejections)
-        events = []
-        rejections = []
+        yield batch
+        batch = newBatch()
       }
     } catch (error: unknown) {
       throw new StreamCut(splitter.line, error)
     }
     splitter.write(decoder.end())
     splitter.end()
-    yield this.batchOf(events, rejections)
+    yield batch
   }
 
   /** CSV rows (Log Explorer exports, Cloud Storage usage logs); a quote left open costs its own row only. */
@@ -196,8 +215,7 @@ export class FileSource implements RecordSource {
     /** A Google Cloud Storage usage log's header: its rows are read by name. */
     let gcsHeader: string[] | undefined
     let width = 0
-    let events: AccessEvent[] = []
-    let rejections: Rejection[] = []
+    let batch = newBatch()
     const row = (cells: string[], line: number): Verdict => {
       if (!columns && !gcsHeader) {
         width = cells.length
@@ -215,52 +233,60 @@ export class FileSource implements RecordSource {
       if (gcsHeader) {
         const byName = Object.fromEntries(gcsHeader.map((name, k) => [name, cells[k] ?? '']))
         const out = parseGcsUsageRow(byName)
-        this.collect(out.ok ? {ok: true, event: applyMapping(out.event, {attributes: byName}, this.opts)} : out, line, events, rejections)
+        this.collect(out.ok ? {ok: true, event: applyMapping(out.event, {attributes: byName}, this.opts)} : out, line, batch)
       } else {
-        this.collect(normalizeDatadog(csvRowToLog(cells, columns as NonNullable<typeof columns>), this.opts), line, events, rejections)
+        this.collect(normalizeDatadog(csvRowToLog(cells, columns as NonNullable<typeof columns>), this.opts), line, batch)
       }
       return 'ok'
     }
-    const records = new CsvRecords(row, (line, detail) => rejections.push(this.reject('bad-csv-row', line, detail)))
+    const records = new CsvRecords(row, (line, detail) => this.reject(batch, 'bad-csv-row', line, detail))
     for await (const chunk of rest) {
       for (const l of chunk) {
-        if (l.tooLong) rejections.push(this.reject('line-too-long', l.line, `line longer than ${MAX_LINE} characters`))
+        if (l.tooLong) this.reject(batch, 'line-too-long', l.line, `line longer than ${MAX_LINE} characters`)
         else records.push(l)
       }
-      yield this.batchOf(events, rejections)
-      events = []
-      rejections = []
+      yield batch
+      batch = newBatch()
     }
     records.end()
-    yield this.batchOf(events, rejections)
+    yield batch
   }
 
-  private collect(out: ParseOutcome, line: number, events: AccessEvent[], rejections: Rejection[]): void {
+  private collect(out: ParseOutcome, line: number, batch: SourceBatch): void {
     if (out.ok) {
       this.stats.records++
       const e = out.event as AccessEvent
       e.location = {file: this.displayName, line}
-      events.push(e)
+      batch.events.push(e)
     } else {
-      rejections.push(this.reject(out.reason, line, out.detail))
+      this.reject(batch, out.reason, line, out.detail)
     }
   }
 
-  /** Every rejection counts as a record, so records = used + skipped. */
-  private reject(reason: Rejection['reason'], line: number, detail?: string): Rejection {
+  /**
+   * A rejected record, into `batch`: listed, or (listing `examples`, past the first few of its reason
+   * in the file) counted. Every rejection counts as a record, so records = used + skipped.
+   */
+  private reject(batch: SourceBatch, reason: Rejection['reason'], line: number, detail?: string): void {
     this.stats.records++
     this.stats.skipped++
     if (this.isForeign(reason)) {
       this.foreign++
       this.firstForeign ??= {line, ...(detail === undefined ? {} : {detail})}
     }
-    return {reason, location: {file: this.displayName, line}, ...(detail ? {detail} : {})}
-  }
-
-  private batchOf(events: AccessEvent[], rejections: Rejection[]): SourceBatch {
-    return {events, rejections}
+    if (this.listing === 'examples') {
+      const n = (this.listed[reason] = (this.listed[reason] ?? 0) + 1)
+      if (n > EXAMPLES_PER_REASON) {
+        batch.unlisted ??= {}
+        batch.unlisted[reason] = (batch.unlisted[reason] ?? 0) + 1
+        return
+      }
+    }
+    batch.rejections.push({reason, location: {file: this.displayName, line}, ...(detail ? {detail} : {})})
   }
 }
+
+const newBatch = (): SourceBatch => ({events: [], rejections: []})
 
 /** Rejections of records in no format skewscan reads (rather than broken records of one it does). */
 const FOREIGN: ReadonlySet<Rejection['reason']> = new Set(['unknown-format', 'not-an-object', 'log-format-mismatch', 'not-access-line'])

@@ -1,7 +1,7 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 import {FileChanged} from '../errors'
 import type {AccessFields} from '../../model/parse-outcome'
-import type {RejectReason} from '../../model/rejection'
+import {EXAMPLES_PER_REASON, type RejectReason, type UnlistedRejections} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {MAX_LINE} from './lines'
 import {EventPacker} from '../parallel/event-codec'
@@ -168,10 +168,16 @@ function readTail(fd: number, head: Buffer, position: number, size: number, maxL
   return {bytes: Buffer.concat(parts), overflow}
 }
 
-/** The records of a line range: its events packed (event-codec), rejections numbered from 1 within the range. */
+/**
+ * The records of a line range: its events packed (event-codec), and its rejections: the first
+ * EXAMPLES_PER_REASON of each reason listed (numbered from 1 within the range), the rest counted.
+ * A range of junk lines then costs a few counters, not an object per line handed to the main thread.
+ */
 export interface ParsedRange {
   buffer: ArrayBuffer
   rejections: {reason: RejectReason; line: number; detail?: string}[]
+  /** Rejections past the first few of their reason, counted; absent when there are none. */
+  unlisted?: UnlistedRejections
   /** Lines that start in the range (blank ones included). */
   lines: number
   /** Set when the file was no longer the one opened (see FileChanged): nothing of the range was read. */
@@ -211,15 +217,24 @@ export function parseLines(batch: LineBatch, opts: NormalizeOptions, spares?: Ar
 function packing(opts: NormalizeOptions, read: (take: (text: string, line: number, tooLong: boolean) => void) => number, spares?: ArrayBuffer[]): ParsedRange {
   const packer = new EventPacker()
   const rejections: ParsedRange['rejections'] = []
+  const listed: UnlistedRejections = {}
+  let unlisted: UnlistedRejections | undefined
   const sink: LineSink = {
     event: (e, line) => packer.add(e, line),
     reject: (reason, line, detail) => {
-      rejections.push(detail ? {reason, line, detail} : {reason, line})
+      const n = (listed[reason] ?? 0) + 1
+      if (n <= EXAMPLES_PER_REASON) {
+        listed[reason] = n
+        rejections.push(detail ? {reason, line, detail} : {reason, line})
+      } else {
+        unlisted ??= {}
+        unlisted[reason] = (unlisted[reason] ?? 0) + 1
+      }
     },
   }
   // What a line tells about the next ones (a #Fields order, a container line's first parts) holds within the range.
   const ctx: LineContext = {}
   const lines = read((text, line, tooLong) => takeLine(text, line, tooLong, opts, sink, ctx))
-  for (const line of unfinishedParts(ctx)) rejections.push({reason: 'truncated-input', line, detail: UNFINISHED})
-  return {buffer: packer.finish(spares), rejections, lines}
+  for (const line of unfinishedParts(ctx)) sink.reject('truncated-input', line, UNFINISHED)
+  return {buffer: packer.finish(spares), rejections, lines, ...(unlisted ? {unlisted} : {})}
 }

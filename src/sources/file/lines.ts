@@ -1,6 +1,9 @@
 /** Longest line kept; a one-line API page of 1000 events is about 1-2 MB. */
 export const MAX_LINE = 16 * 1024 * 1024
 
+/** Lines handed on at most at once: a 1 MB chunk of one-byte junk lines is half a million of them. */
+const MAX_BATCH_LINES = 16 * 1024
+
 export interface Line {
   text: string
   /** 1-based. */
@@ -54,6 +57,8 @@ export async function* lines(stream: AsyncIterable<Buffer>, maxLength: number): 
       for (; nl !== -1; nl = buf.indexOf(10, start)) {
         out.push(finish(buf, start, nl))
         start = nl + 1
+        // A chunk of short lines is handed on in parts: what a batch holds follows its bytes, not its line count.
+        if (out.length === MAX_BATCH_LINES) yield out.splice(0)
       }
       if (start < buf.length) {
         if (pendingBytes + buf.length - start > maxLength) {

@@ -1,4 +1,4 @@
-import type {RejectReason} from '../../model/rejection'
+import type {RejectReason, UnlistedRejections} from '../../model/rejection'
 import type {NormalizeOptions} from '../../normalize/fields'
 import type {LineBatch, LineRange} from '../file/line-range'
 
@@ -9,7 +9,7 @@ export type ParseJob = {id: number; opts: NormalizeOptions; spare?: ArrayBuffer}
 
 /** A worker's answer: the range's events packed in `buffer` (event-codec), or why it failed. */
 export type RangeReply =
-  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]; reused?: boolean; changed?: string}
+  | {id: number; ok: true; buffer: ArrayBuffer; lines: number; rejections: {reason: RejectReason; line: number; detail?: string}[]; unlisted?: UnlistedRejections; reused?: boolean; changed?: string}
   | {id: number; ok: false; message: string}
 
 export type ParsedChunk = Extract<RangeReply, {ok: true}>

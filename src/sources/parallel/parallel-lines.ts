@@ -1,6 +1,6 @@
 import {setImmediate as nextTurn} from 'node:timers/promises'
-import type {AccessEvent} from '../../model/access-event'
 import type {Rejection} from '../../model/rejection'
+import type {SourceBatch} from '../source'
 import type {NormalizeOptions} from '../../normalize/fields'
 import {FileChanged, SourceError} from '../errors'
 import type {FileKind} from '../file/open'
@@ -30,7 +30,7 @@ export interface ParallelReading {
  */
 export async function* parallelLineBatches(
   path: string, displayName: string, kind: Pick<FileKind, 'size' | 'dev' | 'ino'>, opts: NormalizeOptions, p: ParallelReading,
-): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
+): AsyncGenerator<SourceBatch> {
   const parser: Parser<LineRange> = {there: (range, owner) => p.pool.parse(range, opts, owner), here: (range) => parseLineRange(range, opts, p.pool.spares)}
   // A range numbers its lines from 1: the ones before it, counted in order, make them the file's.
   let lineOffset = 0
@@ -50,7 +50,7 @@ export async function* parallelLineBatches(
  */
 export async function* streamedLineBatches(
   source: AsyncIterable<Line[]>, displayName: string, opts: NormalizeOptions, p: ParallelReading,
-): AsyncGenerator<{events: AccessEvent[]; rejections: Rejection[]}> {
+): AsyncGenerator<SourceBatch> {
   const parser: Parser<LineBatch> = {there: (batch, owner) => p.pool.parseLines(batch, opts, displayName, owner), here: (batch) => parseLines(batch, opts, p.pool.spares)}
   for await (const parsed of inOrder(batchesOf(source, p.chunkBytes), parser, p, displayName)) yield unpack(parsed, displayName, 0, p.pool)
 }
@@ -171,8 +171,10 @@ async function* inOrder<J>(jobs: Iterator<J> | AsyncIterator<J>, parser: Parser<
  * A parsed job's events and rejections, numbered in the file (`lineOffset` added) and named by it.
  * Once the analysis has released every event, their buffer goes back to the pool to be packed into again.
  */
-function unpack(parsed: ParsedRange, file: string, lineOffset: number, pool: ParsePool): {events: AccessEvent[]; rejections: Rejection[]} {
-  return {events: decodeEvents(parsed.buffer, file, lineOffset, pool.recycle), rejections: parsed.rejections.map((r) => rejection(r, file, lineOffset))}
+function unpack(parsed: ParsedRange, file: string, lineOffset: number, pool: ParsePool): SourceBatch {
+  const events = decodeEvents(parsed.buffer, file, lineOffset, pool.recycle)
+  const rejections = parsed.rejections.map((r) => rejection(r, file, lineOffset))
+  return parsed.unlisted ? {events, rejections, unlisted: parsed.unlisted} : {events, rejections}
 }
 
 function rejection(r: ParsedRange['rejections'][number], file: string, offset: number): Rejection {

@@ -24,9 +24,9 @@ port.on('message', (job: ParseJob) => {
   }
   try {
     const before = spares.length
-    const {buffer, lines, rejections, changed} = 'range' in job ? parseLineRange(job.range, job.opts, spares) : parseLines(job.lines, job.opts, spares)
-    reply = {id: job.id, ok: true, buffer, lines, rejections, reused: spares.length < before, ...(changed === undefined ? {} : {changed})}
-    transfer = [buffer]
+    const parsed = 'range' in job ? parseLineRange(job.range, job.opts, spares) : parseLines(job.lines, job.opts, spares)
+    reply = {id: job.id, ok: true, ...parsed, reused: spares.length < before}
+    transfer = [parsed.buffer]
   } catch (error: unknown) {
     // A read error (the file vanished or shrank) fails this job; the pool stays usable.
     reply = {id: job.id, ok: false, message: error instanceof Error ? error.message : String(error)}
