@@ -27,6 +27,17 @@ module.exports = tseslint.config(
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {
+    // The Datadog client takes ~2 s to load: only client.ts loads it, lazily (import()). Elsewhere
+    // its types come from its public entry point, never from its private dist/ files.
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [{name: '@datadog/datadog-api-client', allowTypeImports: true, message: 'Load the Datadog client lazily, in sources/datadog/client.ts; import its types with `import type`.'}],
+        patterns: [{group: ['@datadog/datadog-api-client/*'], message: 'Import the Datadog client\'s types from its public entry point (`import type {v2} from \'@datadog/datadog-api-client\'`).'}],
+      }],
+    },
+  },
+  {
     // analysis and model are pure: no I/O, no process, no wall clock
     files: ['src/analysis/**/*.ts', 'src/model/**/*.ts'],
     rules: {
