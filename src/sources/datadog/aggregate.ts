@@ -2,7 +2,7 @@
  * Counting before fetching: the Logs aggregate API says how many events the range holds, which
  * shell lengths were served, and in which minutes asset requests looked like failures.
  */
-import type {v2} from '@datadog/datadog-api-client'
+import type {LogsAggregateRequest, LogsCompute, LogsGroupBy} from './client-types'
 import type {TimeRange} from '../../config/time-range'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'
@@ -20,12 +20,12 @@ interface Bucket {
   computes: Record<string, unknown>
 }
 
-async function aggregate(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, compute: v2.LogsCompute[], groupBy?: v2.LogsGroupBy[]): Promise<Bucket[]> {
+async function aggregate(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, compute: LogsCompute[], groupBy?: LogsGroupBy[]): Promise<Bucket[]> {
   const buckets: Bucket[] = []
   let cursor: string | undefined
   for (let page = 0; page < MAX_AGGREGATE_PAGES; page++) {
     const pageCursor = cursor
-    const body = (): v2.LogsAggregateRequest => ({
+    const body = (): LogsAggregateRequest => ({
       filter: {
         query, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(),
         ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),

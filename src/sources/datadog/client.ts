@@ -23,8 +23,7 @@
  */
 import {AsyncLocalStorage} from 'node:async_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
-// Types from the client's public entry point: type imports cost nothing at run time.
-import type {client, v1, v2} from '@datadog/datadog-api-client'
+import type {Configuration, EventsApi, EventsApiV1, LogsApi} from './client-types'
 import {type DatadogConnection, maskSecrets} from './connection'
 import {DatadogRequestError, type Operation, PullAborted} from './errors'
 import {RateGate} from './rate-limit'
@@ -77,10 +76,10 @@ interface Capture {
 }
 
 interface Apis {
-  logs: v2.LogsApi
-  events: v2.EventsApi
+  logs: LogsApi
+  events: EventsApi
   /** Loaded on first use: v1 is only the fallback for deploy events. */
-  eventsV1(): Promise<v1.EventsApi>
+  eventsV1(): Promise<EventsApiV1>
 }
 
 export class DatadogClient {
@@ -236,15 +235,14 @@ export class DatadogClient {
     if (this.apis) return this.apis
     // The modules are taken from the client's dist/ folder, not its entry point: that one loads the
     // v1 API and its ~1,000 models as well (7,263 modules against 6,244, 2.3 s of CPU against 1.6 s
-    // measured), which only a v1 events search needs. The package has no "exports" map, so these
-    // paths resolve for any user; its version is pinned, and the types above are the public ones.
+    // measured), which only a v1 events search needs. See client-types.ts for why the paths hold.
     // The logger first: it decides its level when it loads, from DEBUG.
     const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
     logger.setLevel('silent', false)
     const common = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index.js')
     const {LogsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi.js')
     const {EventsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi.js')
-    const configuration: client.Configuration = common.createConfiguration({
+    const configuration: Configuration = common.createConfiguration({
       // baseServer beats the DD_SITE the client would read from the environment by itself.
       baseServer: new common.BaseServerConfiguration(this.connection.baseUrl, {}),
       authMethods: {apiKeyAuth: this.connection.apiKey, appKeyAuth: this.connection.appKey},
@@ -252,7 +250,7 @@ export class DatadogClient {
       enableRetry: false,
       debug: false,
     })
-    let eventsV1: v1.EventsApi | undefined
+    let eventsV1: EventsApiV1 | undefined
     this.apis = {
       logs: new LogsApi(configuration),
       events: new EventsApi(configuration),

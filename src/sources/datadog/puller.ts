@@ -3,7 +3,7 @@
  * each stream's slices handed out in time order, streams merged by time and de-duplicated by event
  * id. What comes out is the wire JSON of each log, in time order.
  */
-import type {v2} from '@datadog/datadog-api-client'
+import type {LogsListRequest} from './client-types'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'
 import {merge} from '../order'
@@ -83,7 +83,7 @@ export async function* pullSlice(client: DatadogClient, scope: SearchScope, task
   let stuck = 0
   for (let page = 0; page < MAX_PAGES_PER_SLICE; page++) {
     const pageCursor = cursor
-    const body = (): v2.LogsListRequest => ({
+    const body = (): LogsListRequest => ({
       filter: {
         query: task.query, from: new Date(from).toISOString(), to: new Date(task.to).toISOString(),
         ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),
