@@ -1,109 +1,74 @@
+import {Cookie, CookieJar as ToughJar, MemoryCookieStore} from 'tough-cookie'
+
 /**
- * A browser-like cookie jar (the parts of RFC 6265 a probe needs): host-only and domain cookies,
- * paths, Secure, Max-Age and Expires. The clock is passed in, so expiry is testable.
+ * A browser's cookie jar for the probe and the lab's browsers: tough-cookie's (RFC 6265: host-only
+ * and domain cookies, paths, Secure, HttpOnly, Max-Age over Expires, cookie prefixes) with the
+ * public-suffix list, so a page cannot set a cookie for `co.uk` or `com` that the probe would then
+ * send to every other site under it. What is added here: the clock is passed in (the lab runs on a
+ * simulated one, and expiry is testable), and the jar's size is capped.
  */
-interface StoredCookie {
-  name: string
-  value: string
-  domain: string
-  hostOnly: boolean
-  path: string
-  secure: boolean
-  /** Epoch ms; undefined for a session cookie. */
-  expires: number | undefined
-  created: number
-}
 
 /** A jar never holds more than this: a hostile site cannot grow the probe's memory. */
 const MAX_COOKIES = 200
 
 export class CookieJar {
-  private readonly cookies = new Map<string, StoredCookie>()
-  private created = 0
+  private readonly cookies = new MemoryCookieStore()
+  // Secure cookies only over https, localhost included, as before: a probe of http://127.0.0.1
+  // sends what a browser would send to a production origin over http.
+  private readonly jar = new ToughJar(this.cookies, {rejectPublicSuffixes: true, allowSecureOnLocal: false})
 
   constructor(private readonly now: () => number = Date.now) {}
 
   get size(): number {
-    return this.cookies.size
+    return this.all().length
   }
 
-  /** Stores one `Set-Cookie` header value received for `requestUrl`; ignores it when malformed or for another domain. */
+  /** Stores one `Set-Cookie` header value received for `requestUrl`; ignores it when malformed, for another domain or for a public suffix. */
   store(setCookie: string, requestUrl: URL): void {
-    const [pair = '', ...attrs] = setCookie.split(';')
-    const eq = pair.indexOf('=')
-    if (eq <= 0) return
-    const name = pair.slice(0, eq).trim()
-    const value = pair.slice(eq + 1).trim()
-    if (name === '') return
-    const host = requestUrl.hostname.toLowerCase()
-    let domain = host
-    let hostOnly = true
-    let path = defaultPath(requestUrl.pathname)
-    let secure = false
-    let maxAge: number | undefined
-    let expires: number | undefined
-    for (const a of attrs) {
-      const i = a.indexOf('=')
-      const key = (i === -1 ? a : a.slice(0, i)).trim().toLowerCase()
-      const val = i === -1 ? '' : a.slice(i + 1).trim()
-      if (key === 'domain' && val !== '') {
-        const d = val.replace(/^\./, '').toLowerCase()
-        if (!domainMatches(host, d)) return
-        domain = d
-        hostOnly = false
-      } else if (key === 'path' && val.startsWith('/')) path = val
-      else if (key === 'secure') secure = true
-      else if (key === 'max-age' && /^-?\d+$/.test(val)) maxAge = Number(val)
-      else if (key === 'expires') {
-        const t = Date.parse(val)
-        if (!Number.isNaN(t)) expires = t
-      }
-    }
+    const cookie = Cookie.parse(setCookie)
+    if (!cookie) return
     const now = this.now()
-    if (maxAge !== undefined) expires = now + maxAge * 1000
-    const key = `${domain}\t${path}\t${name}`
-    if (expires !== undefined && expires <= now) {
-      this.cookies.delete(key)
-      return
+    // tough-cookie counts Max-Age from the last access by the wall clock: made a date here, by ours.
+    if (typeof cookie.maxAge === 'number') {
+      cookie.expires = new Date(Math.max(0, now + cookie.maxAge * 1000))
+      cookie.maxAge = null
     }
-    const created = this.cookies.get(key)?.created ?? this.created++
-    this.cookies.set(key, {name, value, domain, hostOnly, path, secure, expires, created})
-    if (this.cookies.size > MAX_COOKIES) this.cookies.delete(this.cookies.keys().next().value as string)
+    const stored = this.jar.setCookieSync(cookie, requestUrl, {now: new Date(now), ignoreError: true})
+    if (!stored) return
+    // One that has already expired deletes the cookie it replaces (RFC 6265 §5.3, step 11).
+    if (expired(stored, now)) this.remove(stored)
+    const all = this.all()
+    if (all.length > MAX_COOKIES) this.remove(all.reduce((a, b) => (b.creationIndex < a.creationIndex ? b : a)))
   }
 
   /** The Cookie header to send to `url`, or undefined when no cookie applies. */
   header(url: URL): string | undefined {
     const now = this.now()
-    const host = url.hostname.toLowerCase()
-    const matching: StoredCookie[] = []
-    for (const [key, c] of this.cookies) {
-      if (c.expires !== undefined && c.expires <= now) {
-        this.cookies.delete(key)
-        continue
-      }
-      if (c.hostOnly ? host !== c.domain : !domainMatches(host, c.domain)) continue
-      if (!pathMatches(url.pathname, c.path) || (c.secure && url.protocol !== 'https:')) continue
-      matching.push(c)
-    }
-    if (matching.length === 0) return undefined
-    matching.sort((a, b) => b.path.length - a.path.length || a.created - b.created)
-    return matching.map((c) => `${c.name}=${c.value}`).join('; ')
+    // Expiry by our clock, not tough-cookie's (the wall clock): it is asked not to expire any. Sorted as
+    // RFC 6265 §5.4 orders them: longer paths first, then the earliest set.
+    const cookies = this.jar.getCookiesSync(url, {expire: false, sort: true}).filter((c) => {
+      if (!expired(c, now)) return true
+      this.remove(c)
+      return false
+    })
+    return cookies.length === 0 ? undefined : cookies.map((c) => c.cookieString()).join('; ')
+  }
+
+  private all(): Cookie[] {
+    let all: Cookie[] = []
+    // MemoryCookieStore answers synchronously.
+    this.cookies.getAllCookies((err, cookies) => {
+      if (!err && cookies) all = cookies
+    })
+    return all
+  }
+
+  private remove(c: Cookie): void {
+    if (c.domain !== null && c.path !== null) this.cookies.removeCookie(c.domain, c.path, c.key, () => undefined)
   }
 }
 
-function domainMatches(host: string, domain: string): boolean {
-  return host === domain || (host.endsWith(`.${domain}`) && !/^\d+\.\d+\.\d+\.\d+$/.test(host))
-}
-
-function pathMatches(requestPath: string, cookiePath: string): boolean {
-  if (requestPath === cookiePath) return true
-  if (!requestPath.startsWith(cookiePath)) return false
-  return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'
-}
-
-/** RFC 6265 §5.1.4: the directory of the request path. */
-function defaultPath(p: string): string {
-  if (!p.startsWith('/')) return '/'
-  const last = p.lastIndexOf('/')
-  return last <= 0 ? '/' : p.slice(0, last)
+function expired(c: Cookie, now: number): boolean {
+  const at = c.expiryTime()
+  return at !== undefined && at <= now
 }

@@ -1,5 +1,6 @@
 import http, {type IncomingHttpHeaders, type IncomingMessage} from 'node:http'
 import https from 'node:https'
+import type {LookupFunction} from 'node:net'
 import type {Readable} from 'node:stream'
 import zlib from 'node:zlib'
 import {type Clock, WALL_CLOCK} from './clock'
@@ -17,6 +18,8 @@ export interface HttpClientOptions {
   cookie?: string
   /** Connections per origin. */
   maxSockets: number
+  /** How host names are resolved (default: the system's, `dns.lookup`); tests point names at loopback. */
+  lookup?: LookupFunction
 }
 
 export interface HttpResult {
@@ -63,7 +66,7 @@ export class HttpClient {
 
   constructor(private readonly options: HttpClientOptions, private readonly clock: Clock = WALL_CLOCK) {
     this.now = () => clock.now()
-    const agentOptions = {keepAlive: true, maxSockets: options.maxSockets}
+    const agentOptions = {keepAlive: true, maxSockets: options.maxSockets, ...(options.lookup ? {lookup: options.lookup} : {})}
     this.agents = {http: new http.Agent(agentOptions), https: new https.Agent(agentOptions)}
   }
 

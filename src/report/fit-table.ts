@@ -1,4 +1,5 @@
 import Table from 'cli-table3'
+import stringWidth from 'string-width'
 
 /** One column of a table: its heading and cells, and what may give way when the terminal is narrow. */
 export interface Column {
@@ -36,12 +37,12 @@ function shrinkTo(sized: {width: number; shrink?: boolean}[], width: number, flo
   }
 }
 
-/** The width a cell takes on a terminal (text is made terminal-safe before it gets here). */
-function visible(s: string): number {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
+/**
+ * The columns a cell takes on a terminal (text is made terminal-safe before it gets here): CJK and
+ * most emoji take two, combining marks and joiners none. The same measure cli-table3 pads and cuts
+ * cells with, so a column is as wide as its widest cell and no cell is cut that fits.
+ */
+const visible = (s: string): number => stringWidth(s)
 
 /**
  * A table that fits `width` columns of a terminal. When it is wider, optional columns are left

@@ -2,9 +2,7 @@
  * Counting before fetching: the Logs aggregate API says how many events the range holds, which
  * shell lengths were served, and in which minutes asset requests looked like failures.
  */
-import type {LogsAggregateRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsAggregateRequest'
-import type {LogsCompute} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsCompute'
-import type {LogsGroupBy} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsGroupBy'
+import type {LogsAggregateRequest, LogsCompute, LogsGroupBy} from './client-types'
 import type {TimeRange} from '../../config/time-range'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'

@@ -23,10 +23,7 @@
  */
 import {AsyncLocalStorage} from 'node:async_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
-import type {EventsApi as EventsApiV1} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi'
-import type {EventsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi'
-import type {LogsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi'
-import type {Configuration} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-common/configuration'
+import type {Configuration, EventsApi, EventsApiV1, LogsApi} from './client-types'
 import {type DatadogConnection, maskSecrets} from './connection'
 import {DatadogRequestError, type Operation, PullAborted} from './errors'
 import {RateGate} from './rate-limit'
@@ -236,6 +233,9 @@ export class DatadogClient {
 
   private async load(): Promise<Apis> {
     if (this.apis) return this.apis
+    // The modules are taken from the client's dist/ folder, not its entry point: that one loads the
+    // v1 API and its ~1,000 models as well (7,263 modules against 6,244, 2.3 s of CPU against 1.6 s
+    // measured), which only a v1 events search needs. See client-types.ts for why the paths hold.
     // The logger first: it decides its level when it loads, from DEBUG.
     const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
     logger.setLevel('silent', false)
@@ -250,16 +250,16 @@ export class DatadogClient {
       enableRetry: false,
       debug: false,
     })
-    let v1: EventsApiV1 | undefined
+    let eventsV1: EventsApiV1 | undefined
     this.apis = {
       logs: new LogsApi(configuration),
       events: new EventsApi(configuration),
       eventsV1: async () => {
-        if (!v1) {
+        if (!eventsV1) {
           const mod = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi.js')
-          v1 = new mod.EventsApi(configuration)
+          eventsV1 = new mod.EventsApi(configuration)
         }
-        return v1
+        return eventsV1
       },
     }
     return this.apis

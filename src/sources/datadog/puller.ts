@@ -3,7 +3,7 @@
  * each stream's slices handed out in time order, streams merged by time and de-duplicated by event
  * id. What comes out is the wire JSON of each log, in time order.
  */
-import type {LogsListRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsListRequest'
+import type {LogsListRequest} from './client-types'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'
 import {merge} from '../order'

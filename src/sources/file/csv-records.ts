@@ -16,6 +16,12 @@ export type Verdict = 'ok' | {bad: string}
  * (its cell count is wrong) or closes a quote where no cell ends (the next row's opening quote), or
  * whose quote is still open after MAX_RECORD_LINES lines or at the end, is no record. Its first line is rejected, on that line, and the lines after it are read again as
  * records of their own.
+ *
+ * Not csv-parse (which reads deploy lists, sources/deploys/list-csv.ts): given an unclosed quote,
+ * with skip_records_with_error (and max_record_size or not) it skips one record that runs to the
+ * end of the input, so every row after the broken one is lost, while a Log Explorer export must
+ * lose that row only, rejected on its own line number (file-source-shapes.test.ts). Its
+ * records also come whole, not fed line by line from the file reader that counts the lines.
  */
 export class CsvRecords {
   private pending: Line[] = []

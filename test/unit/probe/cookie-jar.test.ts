@@ -56,3 +56,30 @@ describe('CookieJar', () => {
     expect(j.header(u('http://h/'))).toBeUndefined()
   })
 })
+
+describe('CookieJar: public suffixes and bounds', () => {
+  const jar = () => new CookieJar(() => 1_000_000)
+
+  it('refuses a cookie whose Domain is a public suffix (co.uk, com, github.io), keeps one for the site', () => {
+    const j = jar()
+    j.store('psl=1; Domain=co.uk; Path=/', u('https://shop.example.co.uk/'))
+    j.store('tld=1; Domain=com; Path=/', u('https://www.example.com/'))
+    j.store('pages=1; Domain=github.io; Path=/', u('https://me.github.io/'))
+    j.store('site=1; Domain=example.co.uk; Path=/', u('https://shop.example.co.uk/'))
+    expect(j.header(u('https://other.co.uk/'))).toBeUndefined()
+    expect(j.header(u('https://other.com/'))).toBeUndefined()
+    expect(j.header(u('https://you.github.io/'))).toBeUndefined()
+    expect(j.header(u('https://api.example.co.uk/'))).toBe('site=1')
+    expect(j.size).toBe(1)
+  })
+
+  it('holds at most 200 cookies, letting the oldest go', () => {
+    const j = jar()
+    for (let i = 0; i < 250; i++) j.store(`c${i}=${i}; Path=/`, u('http://h/'))
+    expect(j.size).toBe(200)
+    const sent = j.header(u('http://h/'))?.split('; ') ?? []
+    expect(sent).toHaveLength(200)
+    expect(sent[0]).toBe('c50=50')
+    expect(sent.at(-1)).toBe('c249=249')
+  })
+})

@@ -1,6 +1,7 @@
 import {loadCapture} from '../../../scripts/captures/capture'
 import {analyzeCase} from '../../../scripts/captures/run'
 import type {AnalysisReport} from '../../../src/model/report'
+import stringWidth from 'string-width'
 import {fitTable} from '../../../src/report/fit-table'
 import {headline, renderTable} from '../../../src/report/table'
 import {terminalSafe} from '../../../src/report/sanitize'
@@ -85,5 +86,34 @@ describe('fitTable', () => {
     const narrow = fitTable(cols(), 20)
     expect(narrow.dropped).toEqual(['Extra'])
     expect(narrow.text.split('\n')[2]).toMatch(/^a +x+…$/)
+  })
+})
+
+describe('fitTable with wide characters', () => {
+  // CJK and emoji take two terminal columns; a ZWJ emoji sequence is several code points but two columns.
+  const agents = ['Mozilla/5.0 日本語ブラウザ', 'bot 🤖🤖', 'dev 👩‍💻 tools', 'plain agent']
+  const cols = () => [
+    {head: 'Path', cells: ['/商品/一覧', '/a', '/ü', '/b']},
+    {head: 'User agent', cells: agents, shrink: true},
+    {head: 'N', cells: [1, 2, 3, 4], align: 'right' as const},
+  ]
+  /** The terminal column each cell of a row starts at, found by the cells' text. */
+  const starts = (line: string, cells: string[]): number[] => cells.map((c) => stringWidth(line.slice(0, line.indexOf(c))))
+
+  it('keeps its natural width without a limit: no cell cut, every column starting at one terminal column', () => {
+    const lines = fitTable(cols()).text.split('\n').slice(2)
+    expect(lines.join('\n')).not.toContain('…')
+    const at = lines.map((l, i) => starts(l, [cols()[0]!.cells[i] as string, agents[i]!, String(i + 1)]))
+    for (const a of at) expect(a).toEqual(at[0])
+    // the number column is right-aligned: every line ends at the same terminal column
+    expect(new Set(lines.map((l) => stringWidth(l))).size).toBe(1)
+  })
+
+  it('cuts wide text to the terminal width, counted in terminal columns', () => {
+    const {text} = fitTable(cols(), 30)
+    const lines = text.split('\n')
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(30)
+    expect(lines.slice(2).some((l) => l.includes('…'))).toBe(true)
+    expect(new Set(lines.slice(2).map((l) => stringWidth(l))).size).toBe(1)
   })
 })
