@@ -16,7 +16,7 @@ export function pullFlag(defaultMode: 'windows' | 'narrowed') {
  * history and process lists.
  */
 export const datadogFlags = {
-  from: Flags.string({description: 'read logs from Datadog from this time: ISO-8601 (UTC when no zone), epoch ms, or date math (now-2h)', helpGroup: GROUP}),
+  from: Flags.string({description: 'read logs from Datadog from this time: ISO-8601 (UTC when no zone), epoch ms, or date math in UTC (now-2h; now-1d/d is yesterday 00:00)', helpGroup: GROUP}),
   to: Flags.string({description: 'until this time (default now); same forms as --from', helpGroup: GROUP}),
   since: Flags.string({description: 'shorthand for --from now-<since> --to now (e.g. 2h, 90m)', exclusive: ['from', 'to'], helpGroup: GROUP}),
   query: Flags.string({description: 'Datadog log query selecting the access logs, e.g. "service:ingress-nginx env:prod"; only GET requests for shells and assets (and pods at the edges of their life) are pulled from it', helpGroup: GROUP}),

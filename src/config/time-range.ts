@@ -2,6 +2,16 @@
  * `--from`/`--to`/`--since` into one absolute range, resolved once against an injected clock so
  * every slice, every retry and the report agree on what "now-2h" meant.
  */
+import {utc} from '@date-fns/utc'
+import {addMonths} from 'date-fns/addMonths'
+import {addYears} from 'date-fns/addYears'
+import {startOfDay} from 'date-fns/startOfDay'
+import {startOfHour} from 'date-fns/startOfHour'
+import {startOfISOWeek} from 'date-fns/startOfISOWeek'
+import {startOfMinute} from 'date-fns/startOfMinute'
+import {startOfMonth} from 'date-fns/startOfMonth'
+import {startOfSecond} from 'date-fns/startOfSecond'
+import {startOfYear} from 'date-fns/startOfYear'
 import {parseIsoTime} from '../normalize/access-line'
 import {ConfigError, parseDuration} from './parse'
 
@@ -12,20 +22,34 @@ export interface TimeRange {
   to: number
 }
 
-const MATH_UNITS: Record<string, number> = {s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000}
+/** Units of fixed length (UTC has no daylight saving: a day is always 24 h). */
+const FIXED_MS: Record<string, number> = {s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000}
 
-const ACCEPTED = 'ISO-8601 (2026-11-29T14:00:00Z; no zone means UTC), epoch milliseconds (1795960800000), or date math (now, now-2h, now-90m, now-1d)'
+const ACCEPTED = 'ISO-8601 (2026-11-29T14:00:00Z; no zone means UTC), epoch milliseconds (1795960800000), or date math (now, now-2h, now-90m, now-1M; rounded down in UTC with /: now/d is today 00:00, now-1d/d yesterday 00:00, now/w this Monday)'
+
+/** `now`, steps (`-2h`, `+1M`, several in a row) and an optional rounding (`/d`), as Grafana and Elasticsearch write it. */
+const DATE_MATH = /^now((?:[+-]\d+[smhdwMy])*)(?:\/([smhdwMy]))?$/
+
+/** Date math from `now`: fixed units by their length, months and years by the calendar, then rounded down, all in UTC. */
+function dateMath(steps: string, round: string | undefined, now: number): number {
+  let t = now
+  for (const [, sign, n, unit] of steps.matchAll(/([+-])(\d+)([smhdwMy])/g)) {
+    const k = sign === '-' ? -Number(n) : Number(n)
+    const fixed = FIXED_MS[unit as string]
+    // Months and years of the calendar (now-1M on 31 March is 28 or 29 February), from date-fns in UTC.
+    t = fixed !== undefined ? t + k * fixed : +(unit === 'M' ? addMonths(t, k, {in: utc}) : addYears(t, k, {in: utc}))
+  }
+  return round === undefined ? t : +START_OF[round as keyof typeof START_OF](t, {in: utc})
+}
+
+/** Rounding down to the start of a unit, in UTC (a week starts on Monday, as ISO 8601 has it). */
+const START_OF = {s: startOfSecond, m: startOfMinute, h: startOfHour, d: startOfDay, w: startOfISOWeek, M: startOfMonth, y: startOfYear}
 
 /** One time expression as epoch ms. */
 export function parseTimeExpression(flag: string, value: string, now: number): number {
   const v = value.trim()
-  const math = /^now(?:([+-])(\d+)([smhdw]))?$/.exec(v)
-  if (math) {
-    const [, sign, n, unit] = math
-    if (sign === undefined) return now
-    const delta = Number(n) * (MATH_UNITS[unit ?? ''] ?? 0)
-    return sign === '-' ? now - delta : now + delta
-  }
+  const math = DATE_MATH.exec(v)
+  if (math) return dateMath(math[1] ?? '', math[2], now)
   if (/^\d+$/.test(v)) {
     // Ten digits is epoch seconds (Datadog's v1 API, `date +%s`): say so rather than read 1970.
     if (v.length <= 11) throw new ConfigError(`--${flag}: "${value}" looks like epoch seconds; give epoch milliseconds (${v}000) or an ISO-8601 time`)
