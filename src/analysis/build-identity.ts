@@ -1,6 +1,7 @@
 import {stripPort} from '../normalize/access-line'
 import {detach} from '../util/detach'
-import {type Build, RECENT_EVIDENCE, type ServedSpan} from './builds'
+import type {Build, ServedSpan} from './builds'
+import {RECENT_EVIDENCE} from '../model/page-census'
 import type {BuildEvidenceReport} from '../model/report'
 import {namesContent} from './request-kinds'
 import type {PageLoad} from './sessions'

@@ -3,15 +3,16 @@
  * as arguments (flags, and the environment the command read), never from `process.env` here.
  */
 import type {AnalysisOptions} from '../analysis/options'
-import type {ExportRequest} from '../app/export'
 import type {DatadogConnection} from '../sources/datadog/connection'
+import type {ExportSettings} from '../sources/datadog/export-settings'
 import type {NormalizeOptions} from '../normalize/fields'
 import type {LiveRequest} from '../sources/datadog/live-source'
 import {APP_FACETS} from '../sources/datadog/census'
 import type {PullMode, PullSpec, PullTuning} from '../sources/datadog/pull'
 import type {StorageTier} from '../sources/datadog/puller'
 import {type AnalyzeFlags, analyzeSettings} from './analyze-options'
-import {ConfigError, parseDuration} from './parse'
+import {ConfigError} from '../errors/config-error'
+import {parseDuration} from '../util/parse-duration'
 import {resolveTimeRange, type TimeRange} from './time-range'
 
 /**
@@ -225,7 +226,7 @@ export type ExportFlags = DatadogFlags & Pick<AnalyzeFlags, 'asset-pattern' | 'd
 /** Analysis settings export does not use (it only narrows by asset patterns, shell paths and lengths). */
 const UNUSED_BY_EXPORT = {'session-key': 'auto', 'incident-gap': '5m', 'deploy-margin': '60s', 'reorder-window': '60s', 'lazy-gap': '3s', 'app-key': 'auto'}
 
-export function exportSettings(f: ExportFlags, env: Env, now: number): Omit<ExportRequest, 'hooks'> {
+export function exportSettings(f: ExportFlags, env: Env, now: number): ExportSettings {
   const connection = resolveConnection(f, env)
   const base = {output: f.output, resume: f.resume, force: f.force, connection, tuning: pullTuning(f)}
   if (f.resume) {

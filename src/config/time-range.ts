@@ -3,14 +3,11 @@
  * every slice, every retry and the report agree on what "now-2h" meant.
  */
 import {parseIsoTime} from '../normalize/access-line'
-import {ConfigError, parseDuration} from './parse'
+import {ConfigError} from '../errors/config-error'
+import type {TimeRange} from '../model/time-range'
+import {parseDuration} from '../util/parse-duration'
 
-export interface TimeRange {
-  /** Epoch ms, inclusive. */
-  from: number
-  /** Epoch ms, exclusive. */
-  to: number
-}
+export type {TimeRange} from '../model/time-range'
 
 const MATH_UNITS: Record<string, number> = {s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000}
 

@@ -5,7 +5,7 @@
 import type {LogsAggregateRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsAggregateRequest'
 import type {LogsCompute} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsCompute'
 import type {LogsGroupBy} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsGroupBy'
-import type {TimeRange} from '../../config/time-range'
+import type {TimeRange} from '../../model/time-range'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'
 import type {DatadogClient} from './client'
