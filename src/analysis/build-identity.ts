@@ -1,4 +1,4 @@
-import {stripPort} from '../normalize/access-line'
+import {stripPort} from '../util/host-port'
 import {detach} from '../util/detach'
 import type {Build, ServedSpan} from './builds'
 import {RECENT_EVIDENCE} from '../model/page-census'
