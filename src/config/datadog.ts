@@ -204,6 +204,21 @@ export function liveRequest(f: DatadogFlags, env: Env, now: number, s: {analysis
 }
 
 /**
+ * `analyze`'s source flags into its Datadog pull, or none when it reads files only: files or a
+ * range must be given, and --plan and --spool are about a pull. `--spool` keeps what a live run
+ * pulls (a --plan run pulls nothing).
+ */
+export function analyzePull(files: readonly string[], f: DatadogFlags & {plan: boolean; spool?: string}, env: Env, now: number, s: {analysis: AnalysisOptions; normalize: NormalizeOptions}): LiveRequest | undefined {
+  if (files.length === 0 && !wantsDatadog(f)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
+  if (!wantsDatadog(f)) {
+    if (f.plan) throw new ConfigError('--plan says what a Datadog pull will cost: give --from or --since')
+    if (f.spool !== undefined) throw new ConfigError('--spool keeps a Datadog pull: give --from or --since')
+    return undefined
+  }
+  return {...liveRequest(f, env, now, s), ...(f.spool === undefined || f.plan ? {} : {spool: f.spool})}
+}
+
+/**
  * Whether page requests can be counted on Datadog's side (see sources/datadog/census.ts), and the
  * facets that name apps: not when the report keeps every page load's requests (`detail`: the HTML
  * report's timeline), nor when --field maps what counting groups by (the app, agent, pod, length).
