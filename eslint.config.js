@@ -1,6 +1,7 @@
 // @ts-check
 const js = require('@eslint/js')
 const tseslint = require('typescript-eslint')
+const LAYERS = require('./layers.json')
 
 module.exports = tseslint.config(
   {ignores: ['dist/**', 'node_modules/**', 'coverage/**']},
@@ -38,13 +39,27 @@ module.exports = tseslint.config(
       }],
     },
   },
-  {
-    // analysis and model are pure: no I/O, no process, no wall clock
-    files: ['src/analysis/**/*.ts', 'src/model/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {patterns: ['node:*', 'fs', 'http', 'https', '@oclif/*', '../commands/*', '../sources/*']}],
-      'no-restricted-globals': ['error', 'process', 'fetch'],
-      'no-restricted-properties': ['error', {object: 'Date', property: 'now'}],
-    },
-  },
+  // The dependency direction (layers.json: what each folder of src/ may import from the others):
+  // commands -> cli, config, app -> sources, analysis, report -> model. An import that climbs back
+  // up fails here, static or a lazy require(); test/unit/architecture.test.ts holds the same map
+  // against the resolved imports.
+  ...Object.entries(LAYERS).flatMap(([folder, allowed]) => [1, 2, 3].map((depth) => {
+    const barred = Object.keys(LAYERS).filter((f) => f !== folder && !allowed.includes(f))
+    // A file `depth` folders below src/ reaches a folder of src/ by climbing exactly that many levels.
+    const regex = `^(\\.\\./){${depth}}(${barred.join('|')})(/|$)`
+    const message = `src/${folder}/ may import only ${allowed.length > 0 ? allowed.join(', ') : 'its own files'} (layers.json: commands -> cli, config, app -> sources, analysis, report -> model)`
+    const pure = folder === 'analysis' || folder === 'model'
+    return {
+      files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+      rules: {
+        // analysis and model are pure: no I/O, no oclif, no process, no wall clock.
+        'no-restricted-imports': ['error', {patterns: [{regex, message}, ...(pure ? [{group: ['node:*', 'fs', 'http', 'https', '@oclif/*'], message: 'analysis/ and model/ are pure: data and the clock come in as arguments'}] : [])]}],
+        'no-restricted-syntax': ['error', {selector: `CallExpression[callee.name='require'] > Literal.arguments[value=/${regex.replace(/\//g, '\\/')}/]`, message}],
+        ...(pure ? {
+          'no-restricted-globals': ['error', 'process', 'fetch'],
+          'no-restricted-properties': ['error', {object: 'Date', property: 'now'}],
+        } : {}),
+      },
+    }
+  })),
 )

@@ -1,10 +1,5 @@
+import {RECENT_EVIDENCE} from '../model/page-census'
 import {detach} from '../util/detach'
-
-/**
- * Evidence times kept per build to judge how often the logs show it answering near its end. A
- * Datadog pull reads each pod's last this-many responses for it (see sources/datadog/pull.ts).
- */
-export const RECENT_EVIDENCE = 9
 
 /**
  * A shell length of one app, as the logs show it. While the stream is read every length is a

@@ -2,19 +2,12 @@ import {promises as fs} from 'node:fs'
 import {join} from 'node:path'
 import type {AnalysisReport} from '../model/report'
 import {EXTENSIONS, type Format, render, type RenderContext} from '../report/formats'
+import type {OutputPlan} from '../report/format-names'
 import {InputError} from '../sources/errors'
 import {errnoWords} from '../util/errno'
 import {writeWhole} from './whole-file'
 
-export interface OutputPlan {
-  formats: Format[]
-  /** Write the one format here instead of stdout. */
-  output?: string
-  /** Write every format to a dated file in this folder. */
-  outDir?: string
-  /** `output` may replace a file that exists. */
-  force?: boolean
-}
+export type {OutputPlan} from '../report/format-names'
 
 export interface Delivery {
   /** What goes to stdout (nothing when the reports went to files). */

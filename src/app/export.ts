@@ -5,26 +5,17 @@
  * range and plan it recorded.
  */
 import {promises as fs} from 'node:fs'
-import type {DatadogConnection} from '../sources/datadog/connection'
-import {ConfigError} from '../config/parse'
+import {ConfigError} from '../errors/config-error'
 import type {DatadogInputSummary} from '../model/report'
 import {SourceError} from '../sources/errors'
 import {PullAborted} from '../sources/datadog/errors'
-import {DatadogPull, type PullHooks, type PullSpec, type PullTuning} from '../sources/datadog/pull'
+import type {ExportSettings} from '../sources/datadog/export-settings'
+import {DatadogPull, type PullHooks, type PullSpec} from '../sources/datadog/pull'
 import {FLUSH_EVENTS, FLUSH_MS, fileSize, PullFile, readPullState} from '../sources/datadog/pull-file'
 import {errnoWords, isSystemError} from '../util/errno'
 import {pluralCount} from '../util/plural'
 
-export interface ExportRequest {
-  output: string
-  /** Continue the interrupted export of `output`, with the query, range and plan it recorded. */
-  resume: boolean
-  /** Overwrite an existing output (and forget an interrupted export of it). */
-  force: boolean
-  connection: DatadogConnection
-  /** What to pull; absent with `resume`. */
-  spec?: PullSpec
-  tuning: PullTuning
+export interface ExportRequest extends ExportSettings {
   hooks?: PullHooks
   now?: () => number
   /** Write after this many events or this long, whichever comes first (defaults 2000, 2 s). */

@@ -1,34 +1,18 @@
 import {join} from 'node:path'
-import {ConfigError} from '../config/parse'
+import {ConfigError} from '../errors/config-error'
 import {type Clock, SimulatedClock, WALL_CLOCK} from '../probe/clock'
 import {type BrowserTiming, BrowserFleet, DEFAULT_TIMING} from '../lab/browsers'
 import {makeLabBuilds} from '../lab/builds'
 import {LabCluster, type LabEvent} from '../lab/cluster'
 import {LabFiles} from '../lab/files'
 import {compareRow, STRATEGIES, type StrategySettings} from '../lab/compare'
-import type {MissingMode} from '../lab/pod'
 import {Random} from '../lab/random'
 import {BrowserRecord} from '../lab/record'
 import {type CompareReport, deployReport, type LabReport, type LabStop} from '../lab/report'
-import type {Affinity} from '../lab/routing'
-import {deployLength, type LabAction, planSchedule, type ScheduleInput} from '../lab/schedule'
+import {deployLength, type LabAction, planSchedule} from '../lab/schedule'
+import type {CompareRequest, LabSettings} from '../lab/settings'
 
-/** The timetable (replicas, step, deploys, every, tail, strategy, once) and what the pods and the balancer do. */
-export interface LabSettings extends ScheduleInput {
-  affinity: Affinity
-  keepOldAssets: boolean
-  missing: MissingMode
-  /** The balancer's port; 0 for any free one. */
-  port: number
-  /** Hard cap on the run, whatever else happens. */
-  durationMs: number
-  browsers: number
-  seed: number
-  latencyMs: number
-  service: string
-  /** Shells of a length per build; by default every build's shell has one length, as real bundlers make them. */
-  distinctShellLengths?: boolean
-}
+export type {CompareRequest, LabSettings} from '../lab/settings'
 
 export interface LabRequest extends LabSettings {
   /** Datadog NDJSON access log. */
@@ -151,22 +135,6 @@ async function runTimetable(
   // No --once: keep serving until Ctrl-C or --duration.
   await clock.sleep(o.deadline - clock.now(), o.signal)
   return o.signal?.aborted ? 'interrupt' : 'duration'
-}
-
-export interface CompareRequest {
-  replicas: number
-  stepMs: number
-  everyMs: number
-  tailMs: number
-  browsers: number
-  seed: number
-  latencyMs: number
-  timing?: BrowserTiming
-  /** `simulated` (default): the same seed gives the same table on any machine. */
-  clock?: 'wall' | 'simulated'
-  signal?: AbortSignal
-  /** Each strategy's Datadog NDJSON log and deploy list are written here (`<id>.ndjson`, `<id>-deploys.json`), for analyze. */
-  logDir?: string
 }
 
 /**

@@ -5,10 +5,8 @@
 import type {Readable} from 'node:stream'
 import {appOf} from '../analysis/apps'
 import type {AppSource} from '../analysis/options'
-import type {AccessEvent} from '../model/access-event'
-import type {Rejection} from '../model/rejection'
+import type {ParsedRecord} from '../model/parse-outcome'
 import type {NormalizeOptions} from '../normalize/fields'
-import type {ByteCount} from '../normalize/formats'
 import {FileSource} from '../sources/file/file-source'
 import type {SourceStats} from '../sources/source'
 import {readableInputs} from '../sources/file/inputs'
@@ -22,10 +20,7 @@ export interface ParseRequest {
   onNotice?: (message: string) => void
 }
 
-/** One record as read: its fields, or why it was rejected. */
-export type ParsedRecord =
-  | {file: string; line: number; event: AccessEvent; app: string | null; bytesCount: ByteCount}
-  | {file: string; line: number; rejection: Rejection}
+export type {ParsedRecord} from '../model/parse-outcome'
 
 export interface ParseRun {
   /** The records, in batches, each batch in line order. */

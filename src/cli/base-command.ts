@@ -1,6 +1,6 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
-import {ConfigError} from '../config/parse'
+import {ConfigError} from '../errors/config-error'
 import {gathered, jsonPieces} from '../report/json'
 import {lostInputNote, skippedNote} from '../report/input-notes'
 import type {InputSummary} from '../model/report'

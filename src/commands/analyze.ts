@@ -1,19 +1,17 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {analyze} from '../app/analyze'
+import {analyzeAndReport} from '../app/analyze-and-report'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'
 import {datadogFlags} from '../cli/datadog-flags'
-import {pullHooks, pullSummaryLine, readHooks} from '../cli/progress'
+import {pullHooks, readHooks} from '../cli/progress'
+import type {Cursor} from '../cli/stderr'
 import {EXIT} from '../cli/exit-codes'
 import {outputFlags} from '../cli/output-flags'
 import {analyzeSettings} from '../config/analyze-options'
-import {liveRequest, wantsDatadog} from '../config/datadog'
-import {failedRules, measure} from '../config/fail-on'
+import {analyzePull} from '../config/datadog'
 import {outputSettings, tableWidth} from '../config/output-options'
-import {ConfigError} from '../config/parse'
-import type {AnalysisReport, FailureRecord} from '../model/report'
-import {NEEDS_FAILURES} from '../report/format-names'
+import type {AnalysisReport} from '../model/report'
 import type {PullPlanView} from '../report/pull-plan'
 
 export default class Analyze extends BaseCommand {
@@ -52,55 +50,20 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const settings = analyzeSettings(flags)
     const {plan, failOn} = outputSettings(flags)
     if (this.jsonEnabled() && flags.format) this.notice(`--json prints the report as JSON to stdout; --format ${flags.format.join(',')} is not used (leave out --json, or use --format json)`)
-    if (argv.length === 0 && !wantsDatadog(flags)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
     // The HTML report keeps every broken page load's requests and the traffic timeline.
     const analysis = {...settings.analysis, detail: plan.formats.includes('html')}
-    // Modules loaded only when used (start-up time): an offline run never loads the Datadog code, a
-    // --json run no renderer. `require`, not `import()`, which would bypass ts-node in dev mode.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const live = wantsDatadog(flags) ? await (require('../sources/datadog/live-source') as typeof import('../sources/datadog/live-source'))
-      .openDatadogLogs({...liveRequest(flags, process.env, Date.now(), {...settings, analysis}), ...(flags.spool === undefined || flags.plan ? {} : {spool: flags.spool})}, pullHooks((m, c) => this.notice(m, c), process.stderr.isTTY === true)) : undefined
-    if (flags.plan && !live) throw new ConfigError('--plan says what a Datadog pull will cost: give --from or --since')
-    if (flags.spool !== undefined && !wantsDatadog(flags)) throw new ConfigError('--spool keeps a Datadog pull: give --from or --since')
-    if (live && (flags.plan || process.stderr.isTTY === true)) {
-      const {query, from, to} = live.summary()
-      const view: PullPlanView = {query, from, to, estimate: await live.estimate()}
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const {renderPullPlan} = require('../report/pull-plan') as typeof import('../report/pull-plan')
-      if (flags.plan) {
-        this.print(renderPullPlan(view))
-        return view
-      }
-      this.notice(renderPullPlan(view).trimEnd())
-    }
-    const failures: FailureRecord[] = []
-    const reading = readHooks((m, c) => this.notice(m, c), process.stderr.isTTY === true && !live)
-    const report = await analyze({
-      ...settings, analysis,
-      inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
-      onFailure: plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
-      sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, census: live?.census, onNotice: (m) => reading.note(m), onProgress: reading.onProgress,
+    const datadog = analyzePull(argv as string[], flags, process.env, Date.now(), {...settings, analysis})
+    const tty = process.stderr.isTTY === true
+    const notice = (m: string, c?: Cursor): void => this.notice(m, c)
+    const outcome = await analyzeAndReport({
+      ...settings, analysis, inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
       parallel: flags.workers === undefined ? undefined : flags.workers === 0 ? false : {workers: flags.workers},
-    })
-    reading.done()
-    if (report.input.datadog) this.notice(pullSummaryLine(report.input.datadog))
-    if (report.input.records === 0) this.notice('The input holds no records: the report is empty.')
-    if (!this.jsonEnabled()) {
-      /* eslint-disable @typescript-eslint/no-require-imports */
-      const {deliver} = require('../app/deliver') as typeof import('../app/deliver')
-      const {headline} = require('../report/table') as typeof import('../report/table')
-      /* eslint-enable @typescript-eslint/no-require-imports */
-      const width = tableWidth(flags, process.stdout)
-      const out = await deliver(report, plan, {failures, generatedAt: new Date(), version: this.config.version, topSessions: flags.top, ...(width ? {width} : {})})
-      this.print(out.stdout)
-      if (out.written.length > 0) this.notice(`${headline(report)} Wrote ${out.written.join(', ')}`)
-    }
-    const broken = failedRules(report, failOn)
-    if (broken.length > 0) {
-      this.notice(`--fail-on: ${broken.map((r) => `${r.text} (measured ${measure(report, r)})`).join(', ')}`)
-      this.setExitCode(EXIT.FINDINGS)
-    }
-    this.tellInput([report.input], flags['allow-lost-input'])
-    return report
+      datadog, planOnly: flags.plan, failOn,
+      output: {plan, deliver: !this.jsonEnabled(), version: this.config.version, topSessions: flags.top, width: tableWidth(flags, process.stdout)},
+    }, {notice, print: (t) => this.print(t), tty, pull: pullHooks(notice, tty), reading: readHooks(notice, tty && !datadog)})
+    if ('plan' in outcome) return outcome.plan
+    if (outcome.findings) this.setExitCode(EXIT.FINDINGS)
+    this.tellInput([outcome.report.input], flags['allow-lost-input'])
+    return outcome.report
   }
 }

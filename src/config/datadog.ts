@@ -3,15 +3,16 @@
  * as arguments (flags, and the environment the command read), never from `process.env` here.
  */
 import type {AnalysisOptions} from '../analysis/options'
-import type {ExportRequest} from '../app/export'
 import type {DatadogConnection} from '../sources/datadog/connection'
+import type {ExportSettings} from '../sources/datadog/export-settings'
 import type {NormalizeOptions} from '../normalize/fields'
 import type {LiveRequest} from '../sources/datadog/live-source'
 import {APP_FACETS} from '../sources/datadog/census'
 import type {PullMode, PullSpec, PullTuning} from '../sources/datadog/pull'
 import type {StorageTier} from '../sources/datadog/puller'
 import {type AnalyzeFlags, analyzeSettings} from './analyze-options'
-import {ConfigError, parseDuration} from './parse'
+import {ConfigError} from '../errors/config-error'
+import {parseDuration} from '../util/parse-duration'
 import {resolveTimeRange, type TimeRange} from './time-range'
 
 /**
@@ -203,6 +204,21 @@ export function liveRequest(f: DatadogFlags, env: Env, now: number, s: {analysis
 }
 
 /**
+ * `analyze`'s source flags into its Datadog pull, or none when it reads files only: files or a
+ * range must be given, and --plan and --spool are about a pull. `--spool` keeps what a live run
+ * pulls (a --plan run pulls nothing).
+ */
+export function analyzePull(files: readonly string[], f: DatadogFlags & {plan: boolean; spool?: string}, env: Env, now: number, s: {analysis: AnalysisOptions; normalize: NormalizeOptions}): LiveRequest | undefined {
+  if (files.length === 0 && !wantsDatadog(f)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
+  if (!wantsDatadog(f)) {
+    if (f.plan) throw new ConfigError('--plan says what a Datadog pull will cost: give --from or --since')
+    if (f.spool !== undefined) throw new ConfigError('--spool keeps a Datadog pull: give --from or --since')
+    return undefined
+  }
+  return {...liveRequest(f, env, now, s), ...(f.spool === undefined || f.plan ? {} : {spool: f.spool})}
+}
+
+/**
  * Whether page requests can be counted on Datadog's side (see sources/datadog/census.ts), and the
  * facets that name apps: not when the report keeps every page load's requests (`detail`: the HTML
  * report's timeline), nor when --field maps what counting groups by (the app, agent, pod, length).
@@ -225,7 +241,7 @@ export type ExportFlags = DatadogFlags & Pick<AnalyzeFlags, 'asset-pattern' | 'd
 /** Analysis settings export does not use (it only narrows by asset patterns, shell paths and lengths). */
 const UNUSED_BY_EXPORT = {'session-key': 'auto', 'incident-gap': '5m', 'deploy-margin': '60s', 'reorder-window': '60s', 'lazy-gap': '3s', 'app-key': 'auto'}
 
-export function exportSettings(f: ExportFlags, env: Env, now: number): Omit<ExportRequest, 'hooks'> {
+export function exportSettings(f: ExportFlags, env: Env, now: number): ExportSettings {
   const connection = resolveConnection(f, env)
   const base = {output: f.output, resume: f.resume, force: f.force, connection, tuning: pullTuning(f)}
   if (f.resume) {

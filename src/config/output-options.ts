@@ -1,4 +1,4 @@
-import type {OutputPlan} from '../app/deliver'
+import type {OutputPlan} from '../report/format-names'
 import {FORMATS} from '../report/format-names'
 import {type FailRule, parseFailOn} from './fail-on'
 import {ConfigError, parseFormats} from './parse'

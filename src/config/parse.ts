@@ -1,29 +1,10 @@
+import {ConfigError} from '../errors/config-error'
 import {CORE_FIELDS, type CoreField, MAPPABLE_FIELDS, type MappableField, type SessionKeySpec, validPath} from '../normalize/fields'
 
-/** A configuration value that is not valid; the message names the flag and what is accepted. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'ConfigError'
-  }
-}
-
-const UNITS: Record<string, number> = {ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000}
-
-/** `90s`, `5m`, `1h30m`, `250ms`, or a bare number of seconds. */
-export function parseDuration(flag: string, value: string): number {
-  const v = value.trim()
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000)
-  const re = /(\d+(?:\.\d+)?)(ms|s|min|m|h|d)/gy
-  let total = 0
-  let matched = 0
-  for (let m = re.exec(v); m; m = re.exec(v)) {
-    total += Number(m[1]) * (UNITS[m[2] ?? ''] ?? 0)
-    matched = re.lastIndex
-  }
-  if (matched !== v.length || v === '') throw new ConfigError(`--${flag}: "${value}" is not a duration (use forms like 90s, 5m, 1h30m, 250ms)`)
-  return Math.round(total)
-}
+// Settings parsing throws these; the class and the duration parser live lower down, where the
+// sources, the probe and the lab read them too.
+export {ConfigError} from '../errors/config-error'
+export {parseDuration} from '../util/parse-duration'
 
 /** `--field NAME=PATH` entries into a field map. */
 export function parseFields(entries: readonly string[]): Partial<Record<MappableField | CoreField, string>> {

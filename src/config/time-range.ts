@@ -13,14 +13,11 @@ import {startOfMonth} from 'date-fns/startOfMonth'
 import {startOfSecond} from 'date-fns/startOfSecond'
 import {startOfYear} from 'date-fns/startOfYear'
 import {parseIsoTime} from '../normalize/access-line'
-import {ConfigError, parseDuration} from './parse'
+import {ConfigError} from '../errors/config-error'
+import type {TimeRange} from '../model/time-range'
+import {parseDuration} from '../util/parse-duration'
 
-export interface TimeRange {
-  /** Epoch ms, inclusive. */
-  from: number
-  /** Epoch ms, exclusive. */
-  to: number
-}
+export type {TimeRange} from '../model/time-range'
 
 /** Units of fixed length (UTC has no daylight saving: a day is always 24 h). */
 const FIXED_MS: Record<string, number> = {s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000}

@@ -1,5 +1,5 @@
 import {createWriteStream, promises as fs, type WriteStream} from 'node:fs'
-import {ConfigError} from '../config/parse'
+import {ConfigError} from '../errors/config-error'
 import {datadogEvent, ingressLine, type LogContext} from './access-log'
 import type {AccessRecord} from './balancer'
 import type {DeployWindow} from './cluster'

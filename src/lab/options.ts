@@ -1,5 +1,6 @@
-import {ConfigError, parseDuration} from '../config/parse'
-import type {CompareRequest, LabSettings} from '../app/lab'
+import {ConfigError} from '../errors/config-error'
+import {parseDuration} from '../util/parse-duration'
+import type {CompareRequest, LabSettings} from './settings'
 import type {MissingMode} from './pod'
 import type {Affinity} from './routing'
 import type {DeployStrategy} from './schedule'

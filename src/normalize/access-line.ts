@@ -1,3 +1,4 @@
+import {stripPort} from '../util/host-port'
 import type {AccessFields, ParseOutcome} from '../model'
 import {firstClient, isPlaceholderHop, withChain} from './forwarded'
 import {bytesToString, hexVal, isAlpha, isDigit, reject, snippet} from './text'
@@ -627,16 +628,6 @@ function scanHeadGeneral(s: string, end: number): number {
   if (items.length > 1) hChain = items
   hAddrEnd = 0
   return hTimeEnd + 2
-}
-
-/** `host:port` -> `host` (a bracketed IPv6 host loses its brackets; a bare IPv6 address is kept). */
-export function stripPort(host: string): string {
-  if (host.startsWith('[')) {
-    const close = host.indexOf(']')
-    return close > 0 ? host.slice(1, close) : host
-  }
-  const colon = host.indexOf(':')
-  return colon > 0 && colon === host.lastIndexOf(':') ? host.slice(0, colon) : host
 }
 
 /** Cheap shape check for format detection: `IP - user [time] "…`. */

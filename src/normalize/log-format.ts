@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
-import {answeringUpstream, splitTarget, stripPort} from './access-line'
+import {answeringUpstream, splitTarget} from './access-line'
+import {stripPort} from '../util/host-port'
 import {firstClient, splitHops, withChain} from './forwarded'
 import {reject, snippet} from './text'
 import {readCount, readSeconds, readStatus, readText, readTime, requestLine} from './values'

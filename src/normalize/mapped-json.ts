@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../model/parse-outcome'
-import {splitTarget, stripPort} from './access-line'
+import {splitTarget} from './access-line'
+import {stripPort} from '../util/host-port'
 import {type AttributeBag, lookup, type NormalizeOptions} from './fields'
 import {reject, show} from './text'
 import {readCount, readStatus, readText, readTime, requestLine} from './values'

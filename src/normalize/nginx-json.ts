@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../model'
-import {answeringUpstream, parseIsoTime, parseNginxTime, splitTarget, stripPort} from './access-line'
+import {answeringUpstream, parseIsoTime, parseNginxTime, splitTarget} from './access-line'
+import {stripPort} from '../util/host-port'
 import {firstClient, splitHops, withChain} from './forwarded'
 import {reject, show} from './text'
 

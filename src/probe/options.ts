@@ -1,4 +1,5 @@
-import {ConfigError, parseDuration} from '../config/parse'
+import {ConfigError} from '../errors/config-error'
+import {parseDuration} from '../util/parse-duration'
 
 /**
  * The probe's bounds (issue 14): how often it may hit a site, when it gives up on one that does not

@@ -10,3 +10,14 @@ export const EXTENSIONS: Record<Format, string> = {table: 'txt', json: 'json', n
 
 /** Formats that list every failed request, so the analysis must hand them over. */
 export const NEEDS_FAILURES: readonly Format[] = ['ndjson', 'csv']
+
+/** Where a report goes and in which formats (`--format`, `--output`, `--out-dir`, `--force`). */
+export interface OutputPlan {
+  formats: Format[]
+  /** Write the one format here instead of stdout. */
+  output?: string
+  /** Write every format to a dated file in this folder. */
+  outDir?: string
+  /** `output` may replace a file that exists. */
+  force?: boolean
+}

@@ -1,4 +1,4 @@
-import type {ParsedRecord} from '../app/parse'
+import type {ParsedRecord} from '../model/parse-outcome'
 import {type Column, fitTable} from './fit-table'
 import {inertJson, terminalSafe, truncate} from './sanitize'
 

@@ -1,4 +1,4 @@
-import type {PullEstimate} from '../sources/datadog/estimate'
+import type {PullEstimate} from '../model/pull-estimate'
 import {plural, pluralCount} from '../util/plural'
 import {duration} from './table'
 import {terminalSafe} from './sanitize'

@@ -1,11 +1,13 @@
 /**
- * The house rules of docs/conventions: no import circles anywhere in src/, analysis and model code
- * pure (no I/O, no oclif, no process, no clock), and the analysis read as its stages in order.
+ * The house rules of docs/conventions: no import circles anywhere in src/, each folder importing
+ * only the folders below it (layers.json, which lint holds too), analysis and model code pure (no
+ * I/O, no oclif, no process, no clock), and the analysis read as its stages in order.
  */
 import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {dirname, join, relative} from 'node:path'
 import ts from 'typescript'
 import {ROOT} from '../helpers/cli'
+import LAYERS from '../../layers.json'
 
 const SRC = join(ROOT, 'src')
 
@@ -73,6 +75,31 @@ function circles(): string[][] {
 describe('architecture', () => {
   it('has no import circles in src/', () => {
     expect(circles()).toEqual([])
+  })
+
+  it('has each folder of src/ import only the folders layers.json lets it (lazy require() and import() too)', () => {
+    const layers: Record<string, readonly string[]> = LAYERS
+    const folderOf = (f: string): string | undefined => {
+      const parts = relative(SRC, f).split(/[/\\]/)
+      return parts.length > 1 ? parts[0] : undefined
+    }
+    // Every folder of src/ is placed; a new one must say where it stands.
+    expect(readdirSync(SRC).filter((f) => statSync(join(SRC, f)).isDirectory()).sort()).toEqual(Object.keys(layers).sort())
+    const upward: string[] = []
+    for (const [f, {local}] of graph) {
+      const from = folderOf(f)
+      if (from === undefined) continue
+      for (const to of local.map(folderOf)) if (to !== undefined && to !== from && !layers[from]?.includes(to)) upward.push(`${rel(f)} -> src/${to}/`)
+    }
+    expect(upward).toEqual([])
+    // The map itself runs one way: no two folders may import each other.
+    for (const [a, allowed] of Object.entries(layers)) for (const b of allowed) expect([a, b, layers[b]?.includes(a)]).toEqual([a, b, false])
+  })
+
+  it('keeps model/ to types and constants: a class or function (an error, a helper) lives elsewhere', () => {
+    for (const f of files.filter((x) => /[/\\]src[/\\]model[/\\]/.test(x))) {
+      expect([rel(f), /^export\s+(default\s+)?(abstract\s+)?(class|function|async\s+function)\b/m.test(readFileSync(f, 'utf8'))]).toEqual([rel(f), false])
+    }
   })
 
   it('keeps analysis/ and model/ pure: no I/O, oclif, process or clock, and no imports of the layers above', () => {

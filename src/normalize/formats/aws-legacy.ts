@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../../model'
-import {parseIsoTime, parseNginxTime, splitTarget, stripPort} from '../access-line'
+import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
+import {stripPort} from '../../util/host-port'
 import type {TextFormat} from './types'
 import {countAt, isAlpha, isDigit, isHex, reject, snippet, splitQuotedFields, statusAt} from '../text'
 

@@ -1,3 +1,4 @@
+import {stripPort} from '../../util/host-port'
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
 import type {JsonFormat, TextFormat} from './types'
@@ -40,18 +41,6 @@ const DURATION_UNITS: Record<string, number> = {ns: 1e-9, us: 1e-6, µs: 1e-6, m
 function str(obj: Record<string, unknown>, key: string): string | undefined {
   const v = obj[key]
   return typeof v === 'string' && v !== '' && v !== '-' ? v : undefined
-}
-
-/** `host:port` or `[v6]:port` -> the host (brackets kept when keepBrackets); other values as they are. */
-function stripPort(hostport: string, keepBrackets: boolean): string {
-  if (hostport.charCodeAt(0) === 91) {
-    const close = hostport.indexOf(']')
-    if (close > 0) return keepBrackets ? hostport.slice(0, close + 1) : hostport.slice(1, close)
-    return hostport
-  }
-  const colon = hostport.indexOf(':')
-  if (colon > 0 && colon === hostport.lastIndexOf(':') && /^\d+$/.test(hostport.slice(colon + 1))) return hostport.slice(0, colon)
-  return hostport
 }
 
 /** The first value of a request header (Caddy logs each as an array of strings). */
@@ -163,7 +152,7 @@ export function parseCaddyJson(obj: Record<string, unknown>): ParseOutcome {
   if (typeof rawSize !== 'number' || !Number.isSafeInteger(rawSize) || rawSize < 0) return reject('bad-bytes', `size is not a number: ${show(rawSize)}`)
 
   const remoteAddr = str(request, 'remote_addr')
-  const clientIp = str(request, 'client_ip') ?? str(request, 'remote_ip') ?? (remoteAddr === undefined ? '' : stripPort(remoteAddr, false))
+  const clientIp = str(request, 'client_ip') ?? str(request, 'remote_ip') ?? (remoteAddr === undefined ? '' : stripPort(remoteAddr))
   const headers = isObject(request['headers']) ? request['headers'] : undefined
 
   const event: AccessFields = {
@@ -187,7 +176,7 @@ export function parseCaddyJson(obj: Record<string, unknown>): ParseOutcome {
     break
   }
   const host = str(request, 'host')
-  const vhost = host === undefined ? split.host : stripPort(host, true)
+  const vhost = host === undefined ? split.host : stripPort(host)
   if (vhost !== undefined) event.vhost = vhost
   const duration = seconds(obj['duration'])
   if (duration !== undefined) event.requestTime = duration

@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../../model'
-import {parseIsoTime, splitTarget, stripPort} from '../access-line'
+import {parseIsoTime, splitTarget} from '../access-line'
+import {stripPort} from '../../util/host-port'
 import type {JsonFormat, TextFormat} from './types'
 import {isAlpha, isDigit, reject, show, snippet} from '../text'
 import {firstClient, splitHops, withChain} from '../forwarded'

@@ -1,3 +1,4 @@
+import {stripPort} from '../../util/host-port'
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, splitTarget} from '../access-line'
 import type {JsonFormat} from './types'
@@ -34,26 +35,6 @@ import {isObject, reject, show} from '../text'
 /** A non-empty string, or undefined. */
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined
-}
-
-/** `1.2.3.4:9989` -> `1.2.3.4`; `[2001:db8::1]:443` -> `2001:db8::1`; bare addresses unchanged. */
-function withoutPort(ip: string): string {
-  if (ip.charCodeAt(0) === 91) {
-    const close = ip.indexOf(']')
-    return close > 0 ? ip.slice(1, close) : ip
-  }
-  const colon = ip.indexOf(':')
-  return colon >= 0 && ip.indexOf(':', colon + 1) < 0 ? ip.slice(0, colon) : ip
-}
-
-/** A host from a URL without its port (`example.com:8080` -> `example.com`, `[::1]:443` -> `[::1]`). */
-function hostWithoutPort(host: string): string {
-  if (host.charCodeAt(0) === 91) {
-    const close = host.indexOf(']')
-    return close > 0 ? host.slice(0, close + 1) : host
-  }
-  const colon = host.indexOf(':')
-  return colon < 0 ? host : host.slice(0, colon)
 }
 
 const DIGITS = /^\d{1,15}$/
@@ -102,7 +83,7 @@ function parseGcp(obj: Record<string, unknown>): ParseOutcome {
     path: target.path,
     status,
     bytes,
-    clientIp: remoteIp === undefined ? '' : withoutPort(remoteIp),
+    clientIp: remoteIp === undefined ? '' : stripPort(remoteIp),
     userAgent: str(req['userAgent']) ?? '',
   }
   const referer = str(req['referer'])
@@ -114,7 +95,7 @@ function parseGcp(obj: Record<string, unknown>): ParseOutcome {
   }
   const serverIp = str(req['serverIp'])
   if (serverIp !== undefined) event.upstream = serverIp
-  if (target.host !== undefined) event.vhost = hostWithoutPort(target.host)
+  if (target.host !== undefined) event.vhost = stripPort(target.host)
   return {ok: true, event}
 }
 

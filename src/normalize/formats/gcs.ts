@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../../model'
-import {splitTarget, stripPort} from '../access-line'
+import {splitTarget} from '../access-line'
+import {stripPort} from '../../util/host-port'
 import type {ByteCount} from './types'
 import {isDigit, isMethodAt, reject, snippet} from '../text'
 

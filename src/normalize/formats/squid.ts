@@ -1,5 +1,6 @@
 import type {AccessFields, ParseOutcome} from '../../model'
-import {splitTarget, stripPort} from '../access-line'
+import {splitTarget} from '../access-line'
+import {stripPort} from '../../util/host-port'
 import type {TextFormat} from './types'
 import {countAt, isAddressAt, isDigit, isMethodAt, reject, snippet} from '../text'
 

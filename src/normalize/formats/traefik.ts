@@ -1,3 +1,4 @@
+import {stripPort} from '../../util/host-port'
 import type {AccessFields, ParseOutcome} from '../../model'
 import {parseIsoTime, parseNginxTime, splitTarget} from '../access-line'
 import type {JsonFormat, TextFormat} from './types'
@@ -52,18 +53,6 @@ function allDigits(s: string, a: number, b: number): boolean {
   if (b <= a) return false
   for (let i = a; i < b; i++) if (!isDigit(s.charCodeAt(i))) return false
   return true
-}
-
-/** `host:port` or `[v6]:port` -> the host (brackets kept when keepBrackets); other values as they are. */
-function stripPort(hostport: string, keepBrackets: boolean): string {
-  if (hostport.charCodeAt(0) === 91) {
-    const close = hostport.indexOf(']')
-    if (close > 0) return keepBrackets ? hostport.slice(0, close + 1) : hostport.slice(1, close)
-    return hostport
-  }
-  const colon = hostport.indexOf(':')
-  if (colon > 0 && colon === hostport.lastIndexOf(':') && allDigits(hostport, colon + 1, hostport.length)) return hostport.slice(0, colon)
-  return hostport
 }
 
 /** The first address of a `a, b` list (an X-Forwarded-For chain): the client's (`unknown`, `_hidden` hops skipped). */
@@ -415,7 +404,7 @@ export function parseTraefikJson(obj: Record<string, unknown>): ParseOutcome {
 
   const host = str(obj, 'ClientHost')
   const addr = str(obj, 'ClientAddr')
-  const clientIp = host !== undefined ? firstOfList(host) : addr !== undefined ? stripPort(addr, false) : ''
+  const clientIp = host !== undefined ? firstOfList(host) : addr !== undefined ? stripPort(addr) : ''
 
   const event: AccessFields = {
     time: iso.time,
@@ -437,7 +426,7 @@ export function parseTraefikJson(obj: Record<string, unknown>): ParseOutcome {
   if (upstreamName !== undefined) event.upstreamName = upstreamName
   const requestHost = str(obj, 'RequestHost')
   const requestAddr = str(obj, 'RequestAddr')
-  const vhost = requestHost ?? (requestAddr === undefined ? undefined : stripPort(requestAddr, true)) ?? split.host
+  const vhost = requestHost ?? (requestAddr === undefined ? undefined : stripPort(requestAddr)) ?? split.host
   if (vhost !== undefined) event.vhost = vhost
   const duration = obj['Duration']
   if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) event.requestTime = duration / 1e9

@@ -1,14 +1,6 @@
-import type {ParseOutcome} from '../../model/parse-outcome'
+import type {ByteCount, ParseOutcome} from '../../model/parse-outcome'
 
-/**
- * What a format's byte count measures. `body`: the response body alone (nginx `$body_bytes_sent`,
- * Traefik `DownstreamContentSize`, Envoy `%BYTES_SENT%`, Caddy `size`), so a shell's fingerprint is
- * the length of its index.html. `response`: headers and body together (AWS ALB `sent_bytes`,
- * CloudFront `sc-bytes`, Google Cloud `responseSize`), so the same shell is logged with the length
- * of its header block added, which varies with the headers a response carries (a Set-Cookie, a
- * cache hit's Age).
- */
-export type ByteCount = 'body' | 'response'
+export type {ByteCount} from '../../model/parse-outcome'
 
 interface FormatInfo {
   /** Stable identifier: shown as the file's format, in `parse` output and the README. */

@@ -3,7 +3,7 @@
  * shell lengths were served, and in which minutes asset requests looked like failures.
  */
 import type {LogsAggregateRequest, LogsCompute, LogsGroupBy} from './client-types'
-import type {TimeRange} from '../../config/time-range'
+import type {TimeRange} from '../../model/time-range'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'
 import type {DatadogClient} from './client'

@@ -4,9 +4,9 @@
  * by their user agent, as the analysis tells them), and which pods answered which length. A pull
  * then reads page requests only in the buckets where the analysis needs their times.
  */
-import type {AppCensus, PageCensus} from '../../analysis/census'
-import {AgentClassifier} from '../../analysis/request-kinds'
-import type {TimeRange} from '../../config/time-range'
+import type {AppCensus, PageCensus} from '../../model/page-census'
+import {AgentClassifier} from '../../util/agent-kind'
+import type {TimeRange} from '../../model/time-range'
 import {GROUP_LIMIT, groupedSeries, type GroupedSeries} from './aggregate'
 import type {DatadogClient} from './client'
 import type {SearchScope} from './puller'

@@ -3,7 +3,7 @@
  * the v1 list. The wire JSON is collected and read by the same parser as a deploy file, so a live
  * run and `--deploys events.json` of the same events agree.
  */
-import type {TimeRange} from '../../config/time-range'
+import type {TimeRange} from '../../model/time-range'
 import type {DeclaredDeploy} from '../../model/deploy'
 import {DeployFileError, parseDeploys} from '../deploys/parse-deploys'
 import {SourceError} from '../errors'

@@ -3,26 +3,10 @@
  * organisation's rate limit makes it take. Pure: the plan, the requests made so far and the budget
  * the last answers announced go in; the clock is not read.
  */
-import type {RateLimitBudget} from './rate-limit'
+import type {PullEstimate, RateLimitBudget} from '../../model/pull-estimate'
 import {PAGE_LIMIT} from './puller'
 
-export interface PullEstimate {
-  /** Events the range holds for the query (null when the aggregate count failed). */
-  held: number | null
-  /** Events the planned slices hold, of those whose count is known. */
-  toPull: number
-  slices: number
-  /** Slices whose count is unknown (the pods' edges, or every slice when the count failed): each takes a request or more. */
-  unknownSlices: number
-  /** Search requests the slices take: their pages, and the empty page that ends each cursor (one for a slice of unknown count). */
-  searchRequests: number
-  /** Requests made to plan (aggregate counts, deploy events, the budget). */
-  planningRequests: number
-  /** The search limit, as its last answer announced it. */
-  budget?: RateLimitBudget
-  /** Seconds the rate limit will hold the pull back (null when the limit is unknown). */
-  waitSeconds: number | null
-}
+export type {PullEstimate} from '../../model/pull-estimate'
 
 /** Search requests a slice of `events` takes: full pages, then the page that ends the cursor. */
 export const requestsFor = (events: number): number => Math.floor(events / PAGE_LIMIT) + 1

@@ -2,7 +2,7 @@
  * Pure planning of a pull: which time windows hold candidate failures, and how a range is cut into
  * slices that are pulled concurrently. Times are epoch ms; ranges are [from, to).
  */
-import type {TimeRange} from '../../config/time-range'
+import type {TimeRange} from '../../model/time-range'
 
 /** Event counts per time bucket, from the aggregate API (bucket start → count). */
 export interface BucketCounts {

@@ -12,7 +12,7 @@
  */
 import {promises as fs} from 'node:fs'
 import {gzipSync} from 'node:zlib'
-import {ConfigError} from '../../config/parse'
+import {ConfigError} from '../../errors/config-error'
 import type {PullPlan, PullSpec, ResumePoint} from './pull'
 import type {Pulled} from './puller'
 

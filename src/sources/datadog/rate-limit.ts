@@ -1,16 +1,9 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 import {SourceError} from '../errors'
 import {type Operation, PullAborted} from './errors'
+import type {RateLimitBudget} from '../../model/pull-estimate'
 
-/** What the `X-RateLimit-*` headers last said about one limit. */
-export interface RateLimitBudget {
-  name: string
-  limit?: number
-  periodSeconds?: number
-  remaining?: number
-  /** Seconds until the budget refills, as of now. */
-  resetInSeconds?: number
-}
+export type {RateLimitBudget} from '../../model/pull-estimate'
 
 interface LimitState {
   name: string

@@ -137,7 +137,7 @@ describe('gcpHttpLoadBalancer.parse', () => {
     expect(parse(entry({remoteIp: '2001:db8::7'}))).toMatchObject({ok: true, event: {clientIp: '2001:db8::7'}})
     expect(parse(entry({remoteIp: '203.0.113.9:51234'}))).toMatchObject({ok: true, event: {clientIp: '203.0.113.9'}})
     expect(parse(entry({status: '404', responseSize: 120}))).toMatchObject({ok: true, event: {status: 404, bytes: 120}})
-    expect(parse(entry({requestUrl: 'https://[2001:db8::1]:8443/x'}))).toMatchObject({ok: true, event: {vhost: '[2001:db8::1]', path: '/x'}})
+    expect(parse(entry({requestUrl: 'https://[2001:db8::1]:8443/x'}))).toMatchObject({ok: true, event: {vhost: '2001:db8::1', path: '/x'}})
     expect(parse(entry({requestUrl: '/relative?q=1'}))).toMatchObject({ok: true, event: {path: '/relative'}})
   })
 
