@@ -285,7 +285,7 @@ export interface Totals {
   byCause: Record<FailureCause, number>
 }
 
-/** The fixes the advice weighs (README "Which fix would have prevented it"). */
+/** The fixes the advice weighs (docs/analyze.md, "Which fix would have prevented it"). */
 export type FixId = 'keep-old-assets' | 'version-pinning' | 'cookie-affinity' | 'not-found-for-missing-assets' | 'client-reload-on-chunk-error' | 'shorter-rollout'
 
 /** Failed requests, and the page loads and users they hit. */
