@@ -103,9 +103,11 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     })
     let read = 0
     const outliers = new Skipped()
+    const outliersByFile = new Map<string, number>()
     let firstOutlier: AccessEvent | undefined
     const onOutlier = (e: AccessEvent): void => {
       firstOutlier ??= e
+      outliersByFile.set(e.location.file, (outliersByFile.get(e.location.file) ?? 0) + 1)
       outliers.add({reason: 'time-outlier', location: e.location, detail: new Date(e.time).toISOString()})
     }
     for await (const batch of withoutTimeOutliers(merge(streams), onOutlier, req.timeOutliers)) {
@@ -134,7 +136,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     const limit = analyzer.appLimit
     for (const {location, matched} of limit.examples) skipped.add({reason: 'app-limit', location, detail: matched})
     skipped.addCount('app-limit', limit.requests - limit.examples.length)
-    const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
+    const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer, [outliersByFile, analyzer.setApartByFile])
     if (req.datadogSummary) input.datadog = req.datadogSummary()
     if (failures) await closeFailures(failures, req.failuresFile as string)
     committed = true
@@ -197,14 +199,22 @@ class Skipped {
   }
 }
 
-function inputSummary(stats: SourceStats[], skipped: Skipped, a: Analyzer): AnalysisReport['input'] {
+/**
+ * `setApart`: records of each file that the run skipped after reading them (time outliers,
+ * duplicates, app-limit requests): a file's skipped records are those it could not parse and these,
+ * so the files' figures add up to the total.
+ */
+function inputSummary(stats: SourceStats[], skipped: Skipped, a: Analyzer, setApart: ReadonlyMap<string, number>[]): AnalysisReport['input'] {
   const records = stats.reduce((n, s) => n + s.records, 0)
   return {
     records, used: records - skipped.total,
     skipped: {total: skipped.total, byReason: skipped.byReason, examples: skipped.examples, notAccess: skipped.byReason['not-access-line'] ?? 0},
     first: a.first === undefined ? null : new Date(a.first).toISOString(),
     last: a.last === undefined ? null : new Date(a.last).toISOString(),
-    sources: stats.map((s) => ({...s})),
+    sources: stats.map((s) => {
+      const apart = setApart.reduce((n, byFile) => n + (byFile.get(s.file) ?? 0), 0)
+      return {...s, skipped: s.skipped + apart, ...(apart > 0 ? {setApart: apart} : {})}
+    }),
   }
 }
 

@@ -41,7 +41,12 @@ export interface InputSummary {
   skipped: {total: number; byReason: Record<string, number>; examples: SkippedLocation[]; notAccess?: number}
   first: string | null
   last: string | null
-  sources: {file: string; format: string; records: number; skipped: number}[]
+  /**
+   * Per input: `skipped` counts every record of it the run did not use, the lines it could not read
+   * and the records set apart after reading (`setApart`: duplicates, time outliers, app-limit
+   * requests, present when there are any), so the sources' skipped records add up to `skipped.total`.
+   */
+  sources: {file: string; format: string; records: number; skipped: number; setApart?: number}[]
   /** Present when events were pulled live from Datadog. */
   datadog?: DatadogInputSummary
 }
