@@ -47,7 +47,11 @@ export interface AnalyzeRequest {
   /** Called with notes for the user (stderr): sources re-read sorted, and the like. */
   onNotice?: (message: string) => void
   /** Called now and then while the sources are read: records so far, and the log time reached. */
-  onProgress?: (p: {records: number; time: number | undefined}) => void
+  /**
+   * How far reading has come: after each batch and every PROGRESS_TICK_MS while waiting for one.
+   * `bytes` read of the inputs (before gunzip) and `totalBytes`, their size when every one is a file.
+   */
+  onProgress?: (p: {records: number; time: number | undefined; bytes: number; totalBytes?: number}) => void
   /** Large plain line files are read in worker threads (the default); `false` reads everything on this thread. */
   parallel?: ParallelOptions | false
   /** How a source found out of time order is sorted: in runs of this many events, spilled to disk. */
@@ -95,6 +99,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
   // source by source, in input order, so the examples do not depend on how reads interleaved.
   const skippedBySource = sources.map(() => new Skipped())
   let streams: AsyncGenerator<AccessEvent[]>[] = []
+  let ticker: NodeJS.Timeout | undefined
   try {
     // Files are opened (and checked) before any is read, so a missing one fails fast.
     streams = sources.map((s, i) => {
@@ -102,6 +107,18 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
       return sortWhole.has(s.displayName) ? sortedBySpilling(events, req.spill) : reorder(events, s.displayName, req.reorderWindowMs)
     })
     let read = 0
+    const progress = (): void => {
+      let bytes = 0
+      let total: number | undefined = 0
+      for (const s of sources) {
+        const at = s.position?.()
+        bytes += at?.bytes ?? 0
+        total = at?.total === undefined || total === undefined ? undefined : total + at.total
+      }
+      req.onProgress?.({records: read, time: analyzer.last, bytes, ...(total === undefined ? {} : {totalBytes: total})})
+    }
+    // While no batch comes (the first ones, a large file being sorted), the line still moves.
+    if (req.onProgress) ticker = setInterval(progress, PROGRESS_TICK_MS).unref()
     const outliers = new Skipped()
     const outliersByFile = new Map<string, number>()
     let firstOutlier: AccessEvent | undefined
@@ -113,7 +130,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     for await (const batch of withoutTimeOutliers(merge(streams), onOutlier, req.timeOutliers)) {
       for (const e of batch) analyzer.push(e)
       read += batch.length
-      if (req.onProgress && (read & ~0x3fff) !== ((read - batch.length) & ~0x3fff)) req.onProgress({records: read, time: analyzer.last})
+      if (req.onProgress) progress()
     }
     const outcome = analyzer.finish(declared)
     const limited = analyzer.appLimit
@@ -142,6 +159,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     committed = true
     return {schemaVersion: SCHEMA_VERSION, input, ...outcome}
   } finally {
+    clearInterval(ticker)
     // A run that stopped early (a source out of order, a failure) closes every reader: workers stop
     // reading for it, sorted runs spilled to disk are removed. Not awaited: a reader in the middle
     // of a step (a Datadog request) closes once that step is over.
@@ -161,6 +179,9 @@ async function closeFailures(failures: WholeFileStream, file: string): Promise<v
     throw new InputError(`--failures ${file}: cannot write the failures file: ${errnoWords(error)}`, file)
   }
 }
+
+/** How often the progress line hears how far reading has come while no batch arrives. */
+const PROGRESS_TICK_MS = 250
 
 async function* eventsOf(source: RecordSource, skipped: Skipped): AsyncGenerator<AccessEvent[]> {
   for await (const batch of source.batches()) {
