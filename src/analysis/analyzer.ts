@@ -54,6 +54,11 @@ export class Analyzer {
     return this.detector.duplicateExamples
   }
 
+  /** Duplicates and app-limit requests by the file they were read from. */
+  get setApartByFile(): ReadonlyMap<string, number> {
+    return this.detector.setApartByFile
+  }
+
   /** Requests of apps beyond options.maxApps apps analysed in full: counted apart. */
   get appLimit(): AppLimit {
     return this.detector.appLimit

@@ -55,6 +55,8 @@ export class Detector {
   duplicates = 0
   /** Where the first few dropped duplicates were, for the skipped-records summary. */
   readonly duplicateExamples: DuplicateExample[] = []
+  /** Duplicates and app-limit requests by the file they were read from: each file's skipped records add up to the total. */
+  readonly setApartByFile = new Map<string, number>()
   first: number | undefined
   last: number | undefined
 
@@ -141,7 +143,10 @@ export class Detector {
       }
       if (this.apps.size >= (this.options.maxApps ?? MAX_FULL_APPS)) {
         // Counted once, when judged (the look-ahead reads shells before).
-        if (judging && this.appLimit.requests++ < 3) this.appLimit.examples.push({location: e.location, matched: `app ${boundText(name, 80)}`})
+        if (judging) {
+          if (this.appLimit.requests++ < 3) this.appLimit.examples.push({location: e.location, matched: `app ${boundText(name, 80)}`})
+          this.setApart(e)
+        }
         return undefined
       }
       app = new AppState(detach(name), source, this.options, this.pageLoadIds, this.keepDetail)
@@ -158,6 +163,12 @@ export class Detector {
   }
 
   /** A request of an app with no shell or asset traffic so far: counted. */
+  /** A record skipped by the analysis (a duplicate, past the app limit), counted for its file. */
+  private setApart(e: AccessEvent): void {
+    const file = e.location.file
+    this.setApartByFile.set(file, (this.setApartByFile.get(file) ?? 0) + 1)
+  }
+
   private countApart(name: string, e: AccessEvent): void {
     let c = this.countedApps.get(name)
     if (c === undefined) {
@@ -273,6 +284,7 @@ export class Detector {
       const original = copies.seen(e)
       if (original !== undefined) {
         if (this.duplicates++ < 3) this.duplicateExamples.push({location: e.location, matched: matchedOf(e, original)})
+        this.setApart(e)
         release(e)
         continue
       }

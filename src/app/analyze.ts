@@ -47,7 +47,11 @@ export interface AnalyzeRequest {
   /** Called with notes for the user (stderr): sources re-read sorted, and the like. */
   onNotice?: (message: string) => void
   /** Called now and then while the sources are read: records so far, and the log time reached. */
-  onProgress?: (p: {records: number; time: number | undefined}) => void
+  /**
+   * How far reading has come: after each batch and every PROGRESS_TICK_MS while waiting for one.
+   * `bytes` read of the inputs (before gunzip) and `totalBytes`, their size when every one is a file.
+   */
+  onProgress?: (p: {records: number; time: number | undefined; bytes: number; totalBytes?: number}) => void
   /** Large plain line files are read in worker threads (the default); `false` reads everything on this thread. */
   parallel?: ParallelOptions | false
   /** How a source found out of time order is sorted: in runs of this many events, spilled to disk. */
@@ -95,6 +99,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
   // source by source, in input order, so the examples do not depend on how reads interleaved.
   const skippedBySource = sources.map(() => new Skipped())
   let streams: AsyncGenerator<AccessEvent[]>[] = []
+  let ticker: NodeJS.Timeout | undefined
   try {
     // Files are opened (and checked) before any is read, so a missing one fails fast.
     streams = sources.map((s, i) => {
@@ -102,16 +107,30 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
       return sortWhole.has(s.displayName) ? sortedBySpilling(events, req.spill) : reorder(events, s.displayName, req.reorderWindowMs)
     })
     let read = 0
+    const progress = (): void => {
+      let bytes = 0
+      let total: number | undefined = 0
+      for (const s of sources) {
+        const at = s.position?.()
+        bytes += at?.bytes ?? 0
+        total = at?.total === undefined || total === undefined ? undefined : total + at.total
+      }
+      req.onProgress?.({records: read, time: analyzer.last, bytes, ...(total === undefined ? {} : {totalBytes: total})})
+    }
+    // While no batch comes (the first ones, a large file being sorted), the line still moves.
+    if (req.onProgress) ticker = setInterval(progress, PROGRESS_TICK_MS).unref()
     const outliers = new Skipped()
+    const outliersByFile = new Map<string, number>()
     let firstOutlier: AccessEvent | undefined
     const onOutlier = (e: AccessEvent): void => {
       firstOutlier ??= e
+      outliersByFile.set(e.location.file, (outliersByFile.get(e.location.file) ?? 0) + 1)
       outliers.add({reason: 'time-outlier', location: e.location, detail: new Date(e.time).toISOString()})
     }
     for await (const batch of withoutTimeOutliers(merge(streams), onOutlier, req.timeOutliers)) {
       for (const e of batch) analyzer.push(e)
       read += batch.length
-      if (req.onProgress && (read & ~0x3fff) !== ((read - batch.length) & ~0x3fff)) req.onProgress({records: read, time: analyzer.last})
+      if (req.onProgress) progress()
     }
     const outcome = analyzer.finish(declared)
     const limited = analyzer.appLimit
@@ -134,12 +153,13 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     const limit = analyzer.appLimit
     for (const {location, matched} of limit.examples) skipped.add({reason: 'app-limit', location, detail: matched})
     skipped.addCount('app-limit', limit.requests - limit.examples.length)
-    const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer)
+    const input = inputSummary(sources.map((s) => s.stats), skipped, analyzer, [outliersByFile, analyzer.setApartByFile])
     if (req.datadogSummary) input.datadog = req.datadogSummary()
     if (failures) await closeFailures(failures, req.failuresFile as string)
     committed = true
     return {schemaVersion: SCHEMA_VERSION, input, ...outcome}
   } finally {
+    clearInterval(ticker)
     // A run that stopped early (a source out of order, a failure) closes every reader: workers stop
     // reading for it, sorted runs spilled to disk are removed. Not awaited: a reader in the middle
     // of a step (a Datadog request) closes once that step is over.
@@ -159,6 +179,9 @@ async function closeFailures(failures: WholeFileStream, file: string): Promise<v
     throw new InputError(`--failures ${file}: cannot write the failures file: ${errnoWords(error)}`, file)
   }
 }
+
+/** How often the progress line hears how far reading has come while no batch arrives. */
+const PROGRESS_TICK_MS = 250
 
 async function* eventsOf(source: RecordSource, skipped: Skipped): AsyncGenerator<AccessEvent[]> {
   for await (const batch of source.batches()) {
@@ -197,14 +220,22 @@ class Skipped {
   }
 }
 
-function inputSummary(stats: SourceStats[], skipped: Skipped, a: Analyzer): AnalysisReport['input'] {
+/**
+ * `setApart`: records of each file that the run skipped after reading them (time outliers,
+ * duplicates, app-limit requests): a file's skipped records are those it could not parse and these,
+ * so the files' figures add up to the total.
+ */
+function inputSummary(stats: SourceStats[], skipped: Skipped, a: Analyzer, setApart: ReadonlyMap<string, number>[]): AnalysisReport['input'] {
   const records = stats.reduce((n, s) => n + s.records, 0)
   return {
     records, used: records - skipped.total,
     skipped: {total: skipped.total, byReason: skipped.byReason, examples: skipped.examples, notAccess: skipped.byReason['not-access-line'] ?? 0},
     first: a.first === undefined ? null : new Date(a.first).toISOString(),
     last: a.last === undefined ? null : new Date(a.last).toISOString(),
-    sources: stats.map((s) => ({...s})),
+    sources: stats.map((s) => {
+      const apart = setApart.reduce((n, byFile) => n + (byFile.get(s.file) ?? 0), 0)
+      return {...s, skipped: s.skipped + apart, ...(apart > 0 ? {setApart: apart} : {})}
+    }),
   }
 }
 

@@ -1,4 +1,4 @@
-/** The exit-code contract, documented in the README. */
+/** The exit-code contract, documented in docs/exit-codes.md. */
 export const EXIT = {
   /** The run completed. */
   OK: 0,

@@ -1,5 +1,6 @@
 import type {Cursor} from './stderr'
 import type {PullProgress} from '../sources/datadog/puller'
+import {plural, pluralCount} from '../util/plural'
 
 export {pullSummaryLine} from '../report/pull-summary'
 
@@ -76,14 +77,57 @@ export interface ReadProgress {
   records: number
   /** The log time reached (epoch ms), when any event was read. */
   time: number | undefined
+  /** Bytes of the inputs read so far (before gunzip), when the sources tell. */
+  bytes?: number
+  /** The inputs' size, when every one is a file of known size. */
+  totalBytes?: number
 }
 
-/** Progress of a long file read: on a terminal only, after 2 s, at most twice a second. */
+/**
+ * The progress line of a file read: bytes read of the total with a share and an ETA (at the
+ * rate so far) when the size is known, else the bytes read; then the records and the log time.
+ */
+export function renderReadProgress(p: ReadProgress, elapsedMs: number): string {
+  const parts: string[] = []
+  const {bytes, totalBytes: total} = p
+  if (bytes !== undefined && total !== undefined && total > 0) {
+    const done = Math.min(bytes, total)
+    parts.push(`${size(done)} of ${size(total)} (${Math.floor((done / total) * 100)}%)`)
+  } else if (bytes !== undefined && bytes > 0) {
+    parts.push(`${size(bytes)} read`)
+  }
+  parts.push(pluralCount(p.records, 'record'))
+  if (p.time !== undefined) parts.push(`log time ${new Date(p.time).toISOString().replace('T', ' ').slice(0, 19)}Z`)
+  if (bytes !== undefined && total !== undefined && total > 0) {
+    if (bytes >= total) parts.push('all read, analysing')
+    else if (bytes > 0 && elapsedMs > 0) parts.push(`ETA ${duration(((total - bytes) * elapsedMs) / bytes / 1000)}`)
+  }
+  return `reading: ${parts.join(', ')}`
+}
+
+/** Bytes in the units a person reads: B, KB, MB, GB (powers of 1000, as `ls -h --si` and disk makers say). */
+function size(n: number): string {
+  if (n < 1000) return `${n} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let v = n / 1000
+  let u = 0
+  while (v >= 1000 && u < units.length - 1) {
+    v /= 1000
+    u++
+  }
+  return `${v.toFixed(1)} ${units[u] as string}`
+}
+
+/** Progress of a long file read: on a terminal only, from its first second, at most twice a second. */
 export function readHooks(notice: (line: string, cursor?: Cursor) => void, tty: boolean, now: () => number = Date.now): {onProgress: (p: ReadProgress) => void; note: (m: string) => void; done: () => void} {
-  const line = new ProgressLine(notice, tty, now, 500, 2000)
+  const line = new ProgressLine(notice, tty, now, 500, READ_PROGRESS_DELAY_MS)
+  const started = now()
   return {
     note: (m) => line.note(m),
-    onProgress: (p) => line.show(() => `reading: ${p.records.toLocaleString('en-US')} records${p.time === undefined ? '' : `, log time ${new Date(p.time).toISOString().replace('T', ' ').slice(0, 19)}Z`}`),
+    onProgress: (p) => line.show(() => renderReadProgress(p, now() - started)),
     done: () => line.clear(),
   }
 }
+
+/** A run shorter than this prints no progress line (the quick start's stays clean). */
+export const READ_PROGRESS_DELAY_MS = 1000

@@ -41,7 +41,12 @@ export interface InputSummary {
   skipped: {total: number; byReason: Record<string, number>; examples: SkippedLocation[]; notAccess?: number}
   first: string | null
   last: string | null
-  sources: {file: string; format: string; records: number; skipped: number}[]
+  /**
+   * Per input: `skipped` counts every record of it the run did not use, the lines it could not read
+   * and the records set apart after reading (`setApart`: duplicates, time outliers, app-limit
+   * requests, present when there are any), so the sources' skipped records add up to `skipped.total`.
+   */
+  sources: {file: string; format: string; records: number; skipped: number; setApart?: number}[]
   /** Present when events were pulled live from Datadog. */
   datadog?: DatadogInputSummary
 }
@@ -285,7 +290,7 @@ export interface Totals {
   byCause: Record<FailureCause, number>
 }
 
-/** The fixes the advice weighs (README "Which fix would have prevented it"). */
+/** The fixes the advice weighs (docs/analyze.md, "Which fix would have prevented it"). */
 export type FixId = 'keep-old-assets' | 'version-pinning' | 'cookie-affinity' | 'not-found-for-missing-assets' | 'client-reload-on-chunk-error' | 'shorter-rollout'
 
 /** Failed requests, and the page loads and users they hit. */

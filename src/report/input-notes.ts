@@ -48,7 +48,8 @@ export function skippedNote(input: InputSummary): string | undefined {
  * its own (nginx's `log_format` with fields moved or added), which --log-format or --field reads.
  */
 function unreadFiles(input: InputSummary): string {
-  const none = input.sources.filter((s) => s.records > 0 && s.skipped === s.records && !s.format.includes('datadog'))
+  // Records set apart after reading (a file that is a copy of another: all duplicates) were read.
+  const none = input.sources.filter((s) => s.records > 0 && s.skipped - (s.setApart ?? 0) === s.records && !s.format.includes('datadog'))
   if (none.length === 0) return ''
   const names = none.slice(0, 3).map((s) => `${terminalSafe(s.file)} (as ${terminalSafe(s.format)})`).join(', ')
   const more = none.length > 3 ? ` and ${none.length - 3} more` : ''

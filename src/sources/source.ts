@@ -24,5 +24,7 @@ export interface SourceStats {
 export interface RecordSource {
   readonly displayName: string
   readonly stats: SourceStats
+  /** Bytes read so far of the source, and its size when known (a regular file), for the progress line. */
+  position?(): {bytes: number; total?: number}
   batches(): AsyncGenerator<SourceBatch>
 }

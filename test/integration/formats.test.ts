@@ -56,13 +56,13 @@ describe.each([...CAPTURES])('capture %s', (name) => {
     if (format === 'cloudfront' || format === 'w3c') {
       // CloudFront and IIS logs name no pod, and count the headers in the bytes: a shell sent with two
       // header blocks (a Set-Cookie on a first visit) is two lengths that no pod ties together, so builds
-      // and windows may split (README, "Formats that count headers"). People and failed requests still hold.
+      // and windows may split (docs/formats.md, "Formats that count headers"). People and failed requests still hold.
       expect(people(report)).toEqual(people(original))
       return
     }
     if (format === 'squid') {
       // Squid's native format logs no user agent: a crawler fetching an old asset URL it saw before
-      // cannot be told from a person (README). Every person is found; the only others are the capture's
+      // cannot be told from a person (docs/formats.md). Every person is found; the only others are the capture's
       // crawlers and scanners (127.20.x.y, its noise clients).
       const ours = report.affectedUsers.map((u) => u.clientIp)
       for (const u of original.affectedUsers) expect(ours).toContain(u.clientIp)

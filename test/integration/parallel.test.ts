@@ -20,6 +20,7 @@ import {prestartWorker} from '../../src/sources/parallel/early-worker'
 import {decodeEvents} from '../../src/sources/parallel/event-codec'
 import {byteRanges, type LineRange} from '../../src/sources/file/line-range'
 import {DEFAULT_CHUNK_BYTES, DEFAULT_MIN_FILE_BYTES, prestartFor} from '../../src/sources/parallel/options'
+import {parallelLineBatches} from '../../src/sources/parallel/parallel-lines'
 import {MAX_LINE} from '../../src/sources/file/lines'
 import {ddEventLine, ddUnparsedLine, DEFAULT_CONTEXT, explorerCsvRow, EXPLORER_HEADER, ingressLine, nginxJsonLine, simulateIter} from '../../scripts/fixture-generator'
 import type {SimRequest} from '../../scripts/fixture-generator'
@@ -303,5 +304,17 @@ describe('parallel reading fails safely', () => {
     const size = readFileSync(path).length
     rmSync(path)
     await expect(pool.parse({path, start: 0, end: size, size}, DEFAULT_NORMALIZE)).rejects.toThrow(SourceError)
+  })
+})
+
+describe('progress of a file read in ranges (issue 26)', () => {
+  it('counts a range read once its records are handed on, in file order: the progress line\'s bytes of the total', async () => {
+    const path = fixture('rolling-round-robin', 'ingress.log')
+    const stat = statSync(path)
+    const read = {bytes: 0}
+    const after: number[] = []
+    const p = {pool, chunkBytes: 3000, minFileBytes: 0, minGzipBytes: 0, inFlight: pool.capacity + 8, helpOnMain: true}
+    for await (const _batch of parallelLineBatches(path, 'ingress.log', stat, DEFAULT_NORMALIZE, p, read)) after.push(read.bytes)
+    expect(after).toEqual(Array.from({length: Math.ceil(stat.size / 3000)}, (_, i) => Math.min(stat.size, (i + 1) * 3000)))
   })
 })

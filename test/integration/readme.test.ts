@@ -1,18 +1,56 @@
 /**
- * The README is true to the program (issue 15): the quick start is two commands that work on a
- * fresh clone; every `console` block is a command the test runs and the output it must print,
- * exactly; every skewscan command elsewhere names a command and flags that exist; every flag the
- * prose mentions exists; the probe's sample lines are what its renderer prints for them.
+ * The README and the reference in docs/ are true to the program (issue 15): the quick start is two
+ * commands that work on a fresh clone; every `console` block is a command the test runs and the
+ * output it must print, exactly; every skewscan command elsewhere names a command and flags that
+ * exist; every flag the prose mentions exists; the probe's sample lines are what its renderer
+ * prints for them. And (issue 26) the README is a front door: short, with a table of contents, and
+ * every link in it and in docs/ leads somewhere that exists, in the package too.
  */
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {spawnSync} from 'node:child_process'
+import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {dirname, join, relative} from 'node:path'
 import {renderBarrage} from '../../src/probe/render'
 import type {AssetResult, BarrageResult} from '../../src/probe/types'
 import {ROOT, runCli} from '../helpers/cli'
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
+/** The README and the reference pages; docs/commands.md is generated from the commands and held by the packaging test. */
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md') && f !== 'commands.md').sort().map((f) => `docs/${f}`)]
+const TEXT = new Map(PAGES.map((p) => [p, readFileSync(join(ROOT, p), 'utf8')] as const))
+const README = TEXT.get('README.md') as string
+/** Everything the pages say, for the checks of what the documentation states wherever it states it. */
+const ALL = [...TEXT.values()].join('\n')
+
+/** GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces to `-`. */
+function slug(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+}
+
+/** The headings of a Markdown page outside code fences, as GitHub links them. */
+function anchors(text: string): Set<string> {
+  const out = new Set<string>()
+  let fence = false
+  for (const l of text.split('\n')) {
+    if (l.startsWith('```')) fence = !fence
+    const h = /^#{1,6} (.+)$/.exec(l)
+    if (!fence && h) out.add(slug(h[1] as string))
+  }
+  return out
+}
+
+/** The relative links of a Markdown page outside code fences: `[text](target)`. */
+function links(text: string): string[] {
+  let fence = false
+  const out: string[] = []
+  for (const l of text.split('\n')) {
+    if (l.startsWith('```')) fence = !fence
+    if (!fence) for (const m of l.matchAll(/\]\(([^)\s]+)\)/g)) if (!/^[a-z]+:/.test(m[1] as string)) out.push(m[1] as string)
+  }
+  return out
+}
 
 interface Block {
+  /** The page it is on. */
+  page: string
   lang: string
   body: string
   /** 1-based line of the opening fence. */
@@ -22,8 +60,12 @@ interface Block {
 }
 
 function blocks(): Block[] {
+  return PAGES.flatMap((p) => blocksOf(p))
+}
+
+function blocksOf(page: string): Block[] {
   const out: Block[] = []
-  const lines = README.split('\n')
+  const lines = (TEXT.get(page) as string).split('\n')
   let section = ''
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i] as string
@@ -33,7 +75,7 @@ function blocks(): Block[] {
     const start = i
     const body: string[] = []
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i] as string)
-    out.push({lang: open[1] ?? '', body: body.join('\n'), line: start + 1, section})
+    out.push({page, lang: open[1] ?? '', body: body.join('\n'), line: start + 1, section})
   }
   return out
 }
@@ -92,18 +134,18 @@ async function flagsOf(id: string): Promise<Set<string>> {
   return flags
 }
 
-describe('the README is true to the program', () => {
+describe('the README and docs/ are true to the program', () => {
   const all = blocks()
 
   it('starts with a quick start of exactly two commands: install and analyse a shipped fixture, then the whole suite', () => {
-    const quick = all.find((b) => b.section === 'Quick start')
+    const quick = all.find((b) => b.page === 'README.md' && b.section === 'Quick start')
     expect(quick?.lang).toBe('sh')
     const lines = quick?.body.split('\n') ?? []
     expect(lines).toHaveLength(2)
     expect(lines[0]).toMatch(/^npm ci && \.\/bin\/run\.js analyze fixtures\//)
     expect(lines[1]).toBe('npm test')
     // The first command's output is shown right after it, and checked below.
-    const shown = all.find((b) => b.section === 'Quick start' && b.lang === 'console')
+    const shown = all.find((b) => b.page === 'README.md' && b.section === 'Quick start' && b.lang === 'console')
     expect(shown?.body.split('\n')[0]).toBe(`$ ${(lines[0] as string).replace(/^npm ci && /, '')}`)
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {scripts: Record<string, string>}
     expect(pkg.scripts.test).toMatch(/jest/)
@@ -113,7 +155,7 @@ describe('the README is true to the program', () => {
   it('has console blocks to check', () => expect(consoles.length).toBeGreaterThanOrEqual(3))
 
   // A 100-column terminal, as the README says: --columns 100 is what such a terminal gives the tables.
-  it.each(consoles.map((b) => [`line ${b.line} (${b.section})`, b] as const))('the console block at %s prints what the program prints', (_label, block) => {
+  it.each(consoles.map((b) => [`${b.page} line ${b.line} (${b.section})`, b] as const))('the console block at %s prints what the program prints', (_label, block) => {
     const [command, ...expected] = block.body.split('\n')
     expect(command).toMatch(/^\$ (skewscan|\.\/bin\/run\.js) /)
     const args = words((command as string).slice(2)).slice(1)
@@ -129,14 +171,16 @@ describe('the README is true to the program', () => {
     const calls = all.filter((b) => b.lang === 'sh' || b.lang === 'console').flatMap((b) => invocations(b.lang === 'console' ? (b.body.split('\n')[0] ?? '').slice(2) : b.body).map((w) => ({w, b})))
     expect(calls.length).toBeGreaterThan(15)
     for (const {w, b} of calls) {
+      // `skewscan --version` alone: oclif's own flags of the program, no command.
+      if (w.length === 1 && ['--version', '-v', '--help', '-h'].includes(w[0] as string)) continue
       const known = flags.get(w[0] as (typeof COMMANDS)[number])
       if (!known) {
-        problems.push(`line ${b.line}: no command "${w[0]}"`)
+        problems.push(`${b.page} line ${b.line}: no command "${w[0]}"`)
         continue
       }
       for (const word of w.slice(1)) {
         const flag = /^(--?[\w-]+)/.exec(word)?.[1]
-        if (flag && word.startsWith('-') && word !== '-' && !known.has(flag)) problems.push(`line ${b.line}: ${w[0]} has no ${flag}`)
+        if (flag && word.startsWith('-') && word !== '-' && !known.has(flag)) problems.push(`${b.page} line ${b.line}: ${w[0]} has no ${flag}`)
       }
     }
     expect(problems).toEqual([])
@@ -146,18 +190,18 @@ describe('the README is true to the program', () => {
     const truth = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'rolling-round-robin', 'truth.json'), 'utf8'))
     const t = truth.totals
     const race = truth.deploys[0].rolloutWindow.seconds
-    expect(README).toContain(`has the same ${t.affectedUsers} people, ${t.byOutcome.crashed} crashed\npage loads of ${t.pageLoads}, ${t.byOutcome.lazyChunkFailed} lazy-chunk failures, ${t.byOutcome.unstyled} unstyled page loads and ${race} s race.`)
+    expect(ALL).toContain(`has the same ${t.affectedUsers} people, ${t.byOutcome.crashed} crashed\npage loads of ${t.pageLoads}, ${t.byOutcome.lazyChunkFailed} lazy-chunk failures, ${t.byOutcome.unstyled} unstyled page loads and ${race} s race.`)
     const lab = all.find((b) => b.lang === 'console' && b.body.startsWith('$ skewscan lab --compare'))
     const rows = (lab?.body ?? '').split('\n').slice(1).map((l) => l.trim().split(/ {2,}/))
     const column = rows[0]?.indexOf('Users hit/busy') ?? -1
     const [hit, busy] = (rows.find((r) => r[0] === 'cookie affinity, rolling')?.[column] ?? '').split('/')
-    expect(README).toContain(`here ${hit} of ${busy})`)
+    expect(ALL).toContain(`here ${hit} of ${busy})`)
   })
 
   it('mentions only flags some command has', async () => {
     const every = new Set<string>(['--version', '-v'])
     for (const c of COMMANDS) for (const f of await flagsOf(c)) every.add(f)
-    const mentioned = [...README.matchAll(/`(--[a-z][\w-]*)/g)].map((m) => m[1] as string)
+    const mentioned = [...ALL.matchAll(/`(--[a-z][\w-]*)/g)].map((m) => m[1] as string)
     expect(mentioned.length).toBeGreaterThan(30)
     expect([...new Set(mentioned.filter((f) => !every.has(f)))]).toEqual([])
   })
@@ -191,5 +235,54 @@ describe('the README is true to the program', () => {
       } as unknown as BarrageResult
       expect(renderBarrage(b, {newBuild: mark === ', new build', changed: mark === ', build changed'})).toBe(`${text}\n`)
     }
+  })
+})
+
+describe('the README is a front door to docs/', () => {
+  it('is about 200 lines, the quick start\'s output included, and opens with a table of contents of its sections', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(260)
+    const sections = [...README.matchAll(/^#{2,3} (.+)$/gm)].map((m) => slug(m[1] as string))
+    const contents = README.slice(0, README.indexOf('\n## '))
+    const listed = [...contents.matchAll(/^ *- \[[^\]]+\]\(#([^)]+)\)$/gm)].map((m) => m[1])
+    expect(listed).toEqual(sections)
+  })
+
+  it('links every page of docs/, the generated command reference included', () => {
+    const linked = new Set(links(README).map((l) => l.replace(/#.*$/, '')))
+    const pages = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)
+    expect(pages).toContain('docs/commands.md')
+    expect(pages.filter((p) => !linked.has(p))).toEqual([])
+  })
+
+  it('every relative link in the README and docs/ leads to a file that exists, and an anchor to a heading on that page', () => {
+    const broken: string[] = []
+    for (const page of [...PAGES, 'docs/commands.md']) {
+      for (const link of links(readFileSync(join(ROOT, page), 'utf8'))) {
+        const [path, anchor] = link.split('#') as [string, string | undefined]
+        const target = path === '' ? page : relative(ROOT, join(ROOT, dirname(page), path))
+        if (!existsSync(join(ROOT, target))) broken.push(`${page}: ${link} (no ${target})`)
+        else if (anchor !== undefined && !(statSync(join(ROOT, target)).isFile() && anchors(readFileSync(join(ROOT, target), 'utf8')).has(anchor))) broken.push(`${page}: ${link} (no heading #${anchor} in ${target})`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+
+  it('ships in the package every page it links and every page and schema those link (npm pack), and names the tarball npm pack writes', () => {
+    const packed = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], {cwd: ROOT, encoding: 'utf8', timeout: 60_000})
+    expect(packed.status).toBe(0)
+    const files = new Set((JSON.parse(packed.stdout) as [{files: {path: string}[]; filename: string}])[0].files.map((f) => f.path))
+    const wanted = new Set(['README.md', 'docs/commands.md'])
+    for (const page of PAGES) {
+      wanted.add(page)
+      for (const link of links(TEXT.get(page) as string)) {
+        const target = relative(ROOT, join(ROOT, dirname(page), link.replace(/#.*$/, '')))
+        if (/^(docs|schemas)\/.+\.\w+$/.test(target)) wanted.add(target)
+      }
+    }
+    expect([...wanted].filter((f) => !files.has(f))).toEqual([])
+    expect([...wanted].some((f) => f.startsWith('schemas/'))).toBe(true)
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string}).version
+    const install = /^npm install -g \.\/(\S+\.tgz)/m.exec(README)
+    expect(install?.[1]).toBe(`skewscan-${version}.tgz`)
   })
 })

@@ -177,7 +177,7 @@ function sortUsers<T extends {app: string | null; session: string}>(users: T[]):
 /**
  * Every scenario in every format, but the rollback in `combined`: with no pod logged and one shell
  * length for every build, nothing there shows the old build served again, so the rollback's builds
- * and its failures' direction cannot be known (README, "What logs without pods can tell").
+ * and its failures' direction cannot be known (docs/analyze.md, "What logs without pods can tell").
  */
 const formatCases = scenarios.flatMap((s) => (truthOf(s).files ?? []).filter((f) => LOG_FORMATS.has(f.format) && !(s === 'rollback' && f.format === 'nginx-combined'))
   .map((f) => [s, f.name, f.format] as const))

@@ -3,7 +3,7 @@ import type {ByteCount, ParseOutcome} from '../../model/parse-outcome'
 export type {ByteCount} from '../../model/parse-outcome'
 
 interface FormatInfo {
-  /** Stable identifier: shown as the file's format, in `parse` output and the README. */
+  /** Stable identifier: shown as the file's format, in `parse` output and docs/formats.md. */
   readonly id: string
   /** What a person calls it: `AWS Application Load Balancer access log`. */
   readonly name: string

@@ -14,7 +14,7 @@ import {JsonItemSplitter} from './json-documents'
 import {describeUnreadable} from './describe'
 import {type Line, lines, MAX_LINE, StreamCut} from './lines'
 import {type LineSink, takeLine, UNFINISHED} from './line-range'
-import {openInput} from './open'
+import {type Input, openInput} from './open'
 import {readHead} from './head'
 import {CsvRecords, type Verdict} from './csv-records'
 import {StringDecoder} from 'node:string_decoder'
@@ -51,6 +51,8 @@ export class FileSource implements RecordSource {
   private firstForeign: {line: number; detail?: string} | undefined
   /** The file's first lines (cut short), to say what an unreadable file looked like. */
   private head: string[] = []
+  /** The file being read (its byte tally and size), once opened. */
+  private input: Input | undefined
 
   /** Rejections listed so far, by reason (listing `examples`). */
   private readonly listed: UnlistedRejections = {}
@@ -68,8 +70,15 @@ export class FileSource implements RecordSource {
     this.stats = {file: displayName, format: 'unknown', records: 0, skipped: 0}
   }
 
+  /** Bytes read of the file (before gunzip) and its size, for the progress line. */
+  position(): {bytes: number; total?: number} {
+    const i = this.input
+    return {bytes: i?.read.bytes ?? 0, ...(i?.kind ? {total: i.kind.size} : {})}
+  }
+
   async *batches(): AsyncGenerator<SourceBatch> {
     const input = await openInput(this.path, this.displayName)
+    this.input = input
     try {
       // The first lines (at most ~256 KB of them, or a first line up to MAX_LINE) tell the format.
       const head = await readHead(input.chunks)
@@ -91,7 +100,7 @@ export class FileSource implements RecordSource {
       const kind = input.kind
       if (p && kind && !kind.gzip && kind.size >= p.minFileBytes) {
         input.close()
-        yield* this.counted(parallelLineBatches(this.path, this.displayName, kind, this.opts, p))
+        yield* this.counted(parallelLineBatches(this.path, this.displayName, kind, this.opts, p, input.read))
       } else if (format === 'json-documents') {
         yield* this.documentBatches(head.chunks)
       } else {

@@ -19,6 +19,8 @@ export interface Input {
   close(): void
   /** What the file is, when it is a regular file (what parallel readers need to know). */
   kind?: FileKind
+  /** Bytes of the file read so far (before gunzip), for the progress line. */
+  readonly read: {bytes: number}
 }
 
 /**
@@ -64,22 +66,23 @@ export async function openInput(path: string, displayName = path): Promise<Input
     const archive = archiveOf(first)
     if (archive) throw new InputError(`${displayName}: ${archive.name}, not a log file: skewscan reads plain and gzip files (${archive.hint})`, displayName)
     const gzip = isGzip(first)
+    const read = {bytes: 0}
     if (raw) {
       const stream = raw
       const close = (): void => void stream.destroy()
-      const chunks = prepended(start, rest)
-      return gzip ? {chunks: gzipMembers(chunks), close} : {chunks, close}
+      const chunks = tallied(prepended(start, rest), read)
+      return gzip ? {chunks: gzipMembers(chunks), close, read} : {chunks, close, read}
     }
     const close = (): void => void fh.close().catch(() => undefined)
     const kind = {size: stat.size, gzip, dev: stat.dev, ino: stat.ino}
     // A regular file is read up to its size at open: lines appended while it is read are left for the next run.
-    const whole = (): AsyncGenerator<Buffer> => counted(fileBytes(fh, stat.size), stat.size, () => checkWhole(fh, stat.size, displayName))
-    if (!gzip) return {chunks: whole(), close, kind}
+    const whole = (): AsyncGenerator<Buffer> => counted(tallied(fileBytes(fh, stat.size), read), stat.size, () => checkWhole(fh, stat.size, displayName))
+    if (!gzip) return {chunks: whole(), close, kind, read}
     const g = gunzipped(whole)
     return {chunks: g.chunks, close: () => {
       g.close()
       close()
-    }, kind}
+    }, kind, read}
   } catch (error: unknown) {
     raw?.destroy()
     await handle?.close().catch(() => undefined)
@@ -105,6 +108,14 @@ async function* fileBytes(fh: fs.FileHandle, size: number): AsyncGenerator<Buffe
     if (bytesRead === 0) return
     position += bytesRead
     yield bytesRead === buf.length ? buf : buf.subarray(0, bytesRead)
+  }
+}
+
+/** The bytes as they pass, counted into `read` (the progress line's bytes read). */
+async function* tallied(chunks: AsyncIterable<Buffer>, read: {bytes: number}): AsyncGenerator<Buffer> {
+  for await (const c of chunks) {
+    read.bytes += c.length
+    yield c
   }
 }
 
@@ -164,7 +175,7 @@ const GUNZIP_AHEAD = 4 * 1024 * 1024
  * taken as it comes and backpressure pauses the file instead. zlib writes 256 KiB at a time (its
  * 16 KiB default costs a round trip to libuv's threads per 16 KiB).
  */
-function gunzipped(from: () => AsyncIterable<Buffer>): Omit<Input, 'kind'> {
+function gunzipped(from: () => AsyncIterable<Buffer>): Omit<Input, 'kind' | 'read'> {
   const raw = Readable.from(from(), {objectMode: false})
   const z = createGunzip({chunkSize: 256 * 1024})
   const queue: Buffer[] = []

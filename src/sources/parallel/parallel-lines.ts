@@ -30,13 +30,23 @@ export interface ParallelReading {
  */
 export async function* parallelLineBatches(
   path: string, displayName: string, kind: Pick<FileKind, 'size' | 'dev' | 'ino'>, opts: NormalizeOptions, p: ParallelReading,
+  read: {bytes: number} = {bytes: 0},
 ): AsyncGenerator<SourceBatch> {
   const parser: Parser<LineRange> = {there: (range, owner) => p.pool.parse(range, opts, owner), here: (range) => parseLineRange(range, opts, p.pool.spares)}
+  // Ranges come back in the order they were handed out: the end of the one handed on is the bytes read.
+  const ends: number[] = []
+  const ranges = (function* (): Generator<LineRange> {
+    for (const r of byteRanges(path, kind.size, p.chunkBytes, kind)) {
+      ends.push(r.end)
+      yield r
+    }
+  })()
   // A range numbers its lines from 1: the ones before it, counted in order, make them the file's.
   let lineOffset = 0
-  for await (const parsed of inOrder(byteRanges(path, kind.size, p.chunkBytes, kind), parser, p, displayName)) {
+  for await (const parsed of inOrder(ranges, parser, p, displayName)) {
     // The range found another file at the path, or this one cut: its lines and the rest are lost input.
     if (parsed.changed !== undefined) throw new StreamCut(lineOffset + 1, new FileChanged(`changed while read: ${displayName} ${parsed.changed}`))
+    read.bytes = Math.max(read.bytes, ends.shift() ?? read.bytes)
     yield unpack(parsed, displayName, lineOffset, p.pool)
     lineOffset += parsed.lines
   }

@@ -1,4 +1,4 @@
-import {ProgressLine, pullSummaryLine, readHooks, renderProgress} from '../../../src/cli/progress'
+import {ProgressLine, pullSummaryLine, readHooks, renderProgress, renderReadProgress} from '../../../src/cli/progress'
 import {stderrText} from '../../../src/cli/stderr'
 
 const status = {phase: 'pulling' as const, slicesDone: 3, slicesTotal: 8, pages: 12, events: 11482, requests: 17, retries: 2, budget: {name: 'logs', limit: 300, remaining: 283, resetInSeconds: 2460}, etaSeconds: 130}
@@ -51,21 +51,34 @@ describe('progress on stderr', () => {
 })
 
 describe('progress of a long file read', () => {
-  it('says nothing for the first 2 s, then the records read and the log time, rewritten in place; cleared at the end', () => {
+  const at = Date.parse('2026-11-30T07:19:00Z')
+  it.each([
+    ['records only (no source told its bytes)', {records: 32_768, time: at}, 3000, 'reading: 32,768 records, log time 2026-11-30 07:19:00Z'],
+    ['nothing read yet, size known: 0% and no ETA', {records: 0, time: undefined, bytes: 0, totalBytes: 1_234_567_890}, 400, 'reading: 0 B of 1.2 GB (0%), 0 records'],
+    ['a quarter in 2 s: 6 s to go', {records: 250_000, time: at, bytes: 250_000_000, totalBytes: 1_000_000_000}, 2000, 'reading: 250.0 MB of 1.0 GB (25%), 250,000 records, log time 2026-11-30 07:19:00Z, ETA 6s'],
+    ['the share is rounded down: 99.9% is not done', {records: 9, time: undefined, bytes: 999, totalBytes: 1000}, 999_000, 'reading: 999 B of 1.0 KB (99%), 9 records, ETA 1s'],
+    ['minutes and hours to go', {records: 1, time: undefined, bytes: 1_000_000, totalBytes: 91_000_000}, 1000, 'reading: 1.0 MB of 91.0 MB (1%), 1 record, ETA 1m30s'],
+    ['all read, the analysis finishing', {records: 1_000_000, time: at, bytes: 80_000_000, totalBytes: 80_000_000}, 9000, 'reading: 80.0 MB of 80.0 MB (100%), 1,000,000 records, log time 2026-11-30 07:19:00Z, all read, analysing'],
+    ['a gzip member past the size at open never says more than 100%', {records: 5, time: undefined, bytes: 2_000, totalBytes: 1_500}, 10, 'reading: 1.5 KB of 1.5 KB (100%), 5 records, all read, analysing'],
+    ['standard input: no size, bytes read only', {records: 12, time: undefined, bytes: 4_500_000}, 1000, 'reading: 4.5 MB read, 12 records'],
+  ])('%s', (_label, p, elapsed, line) => expect(renderReadProgress(p, elapsed)).toBe(line))
+
+  it('on a terminal: nothing in the first second, then bytes of the total, share and ETA, rewritten in place; cleared at the end', () => {
     const out: string[] = []
     let now = 0
     const hooks = readHooks((s, c) => out.push(stderrText(s, c)), true, () => now)
-    hooks.onProgress({records: 16_384, time: Date.parse('2026-11-30T07:18:30Z')})
-    now = 2100
-    hooks.onProgress({records: 32_768, time: Date.parse('2026-11-30T07:19:00Z')})
-    now = 2200
-    hooks.onProgress({records: 49_152, time: undefined})
-    now = 2700
-    hooks.onProgress({records: 65_536, time: Date.parse('2026-11-30T07:20:00Z')})
+    now = 250
+    hooks.onProgress({records: 0, time: undefined, bytes: 1_000_000, totalBytes: 40_000_000})
+    now = 1000
+    hooks.onProgress({records: 16_384, time: at, bytes: 4_000_000, totalBytes: 40_000_000})
+    now = 1200
+    hooks.onProgress({records: 32_768, time: at, bytes: 5_000_000, totalBytes: 40_000_000})
+    now = 2000
+    hooks.onProgress({records: 65_536, time: at, bytes: 10_000_000, totalBytes: 40_000_000})
     hooks.done()
     expect(out).toEqual([
-      'reading: 32,768 records, log time 2026-11-30 07:19:00Z',
-      '\u001b[1A\u001b[2Kreading: 65,536 records, log time 2026-11-30 07:20:00Z',
+      'reading: 4.0 MB of 40.0 MB (10%), 16,384 records, log time 2026-11-30 07:19:00Z, ETA 9s',
+      '\u001b[1A\u001b[2Kreading: 10.0 MB of 40.0 MB (25%), 65,536 records, log time 2026-11-30 07:19:00Z, ETA 6s',
       '\u001b[1A\u001b[2K\u001b[1A',
     ])
   })
@@ -75,7 +88,7 @@ describe('progress of a long file read', () => {
     let now = 0
     const hooks = readHooks((s, c) => out.push(stderrText(s, c)), false, () => now)
     now = 5000
-    hooks.onProgress({records: 1, time: undefined})
+    hooks.onProgress({records: 1, time: undefined, bytes: 1, totalBytes: 2})
     hooks.done()
     expect(out).toEqual([])
   })
