@@ -1,6 +1,6 @@
 import type {Cursor} from './stderr'
 import type {PullProgress} from '../sources/datadog/puller'
-import {plural, pluralCount} from '../util/plural'
+import {pluralCount} from '../util/plural'
 
 export {pullSummaryLine} from '../report/pull-summary'
 
