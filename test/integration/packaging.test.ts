@@ -81,7 +81,7 @@ describe('the packed CLI, installed as a user installs it', () => {
     expect(run(skewscan, ['help', 'analyze']).stdout).toMatch(/USAGE\s+\$ skewscan analyze/)
   })
 
-  it('analyses a real capture (gzip) and exits 0; exits 1 on --fail-on, 2 on a missing file, 127 on an unknown command', () => {
+  it('analyses a real capture (gzip) and exits 0; exits 1 on --fail-on, 2 on a missing file and on an unknown command', () => {
     const capture = join(ROOT, 'fixtures', 'captures', 'rr-3', 'nginx.jsonl.gz')
     const ok = run(skewscan, ['analyze', capture])
     expect([ok.status, ok.stderr]).toEqual([0, ''])
@@ -95,9 +95,8 @@ describe('the packed CLI, installed as a user installs it', () => {
     expect(missing.status).toBe(2)
     expect(missing.stderr).toMatch(/nope\.log/)
     const typo = run(skewscan, ['analyse', capture])
-    expect(typo.status).toBe(127)
-    expect(typo.stderr).toMatch(/^Did you mean skewscan analyze\?\n/)
-    expect(typo.stderr).toMatch(/not a[\s›]+skewscan command/)
+    expect(typo.status).toBe(2)
+    expect(typo.stderr).toBe(' ›   Error: Unknown command: analyse. Did you mean analyze? (see: skewscan --help)\n')
     const flag = run(skewscan, ['analyze', capture, '--deploy', 'x'])
     expect(flag.status).toBe(2)
     expect(flag.stderr).toMatch(/Nonexistent flag: --deploy\. Did you mean --deploys\?/)
