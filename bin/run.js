@@ -7,10 +7,16 @@ const pjson = require('../package.json')
 // oclif, which costs more than node's own start. Where oclif would say `wsl`, it answers itself.
 const versionFlags = ['--version', ...(pjson.oclif.additionalVersionFlags ?? [])]
 const version = versionFlags.includes(process.argv[2]) ? userAgent() : undefined
-if (version !== undefined) process.stdout.write(`${version}\n`)
+if (version !== undefined) {
+  // A reader gone already (`| true`) is no error, as for every other answer.
+  process.stdout.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error
+  })
+  process.stdout.write(`${version}\n`)
+}
 // `analyze` reads large files with worker threads: one boots on another core while oclif loads.
 // Not for help: help reads no file.
-else if (process.argv[2] === 'analyze' && !helpAsked(process.argv.slice(3))) {
+if (version === undefined && process.argv[2] === 'analyze' && !helpAsked(process.argv.slice(3))) {
   try {
     require('../dist/sources/parallel/options').prestartFor(process.argv.slice(3))
   } catch {
