@@ -2,15 +2,28 @@
 // The installed CLI. The command list comes from dist/oclif.manifest.json, written by the build next
 // to the code it describes, so start-up loads only the command that runs (without it oclif requires
 // every command module first). No manifest, or one of another version: oclif finds the commands itself.
+const pjson = require('../package.json')
+// `--version` (or `-v`) as the first argument: the line oclif prints (its user agent), without loading
+// oclif, which costs more than node's own start. Where oclif would say `wsl`, it answers itself.
+const versionFlags = ['--version', ...(pjson.oclif.additionalVersionFlags ?? [])]
+const version = versionFlags.includes(process.argv[2]) ? userAgent() : undefined
+if (version !== undefined) {
+  // A reader gone already (`| true`) is no error, as for every other answer.
+  process.stdout.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error
+  })
+  process.stdout.write(`${version}\n`)
+}
 // `analyze` reads large files with worker threads: one boots on another core while oclif loads.
-if (process.argv[2] === 'analyze') {
+// Not for help: help reads no file.
+if (version === undefined && process.argv[2] === 'analyze' && !helpAsked(process.argv.slice(3))) {
   try {
     require('../dist/sources/parallel/options').prestartFor(process.argv.slice(3))
   } catch {
     // no build: the run starts its workers itself
   }
 }
-;(async () => {
+if (version === undefined) (async () => {
   const {join} = require('node:path')
   const {readFile} = require('node:fs/promises')
   const {Plugin} = await import('@oclif/core/config')
@@ -52,6 +65,36 @@ if (process.argv[2] === 'analyze') {
   // HOME would add a warning to stderr), whichever way the commands are found.
   await execute({loadOptions: loadOptions ?? {root, userPlugins: false, devPlugins: false}})
 })()
+
+/**
+ * What oclif prints for --version (its config.userAgent), or undefined where only oclif can say: on
+ * Linux under Windows (WSL), which oclif names `wsl` (is-wsl's tests: the kernel's name, then the
+ * files WSL provides; it answers linux again inside a container, which oclif finds out).
+ */
+function userAgent() {
+  const {arch, platform, release} = require('node:os')
+  const {existsSync, readFileSync} = require('node:fs')
+  if (platform() === 'linux') {
+    if (release().toLowerCase().includes('microsoft')) return undefined
+    try {
+      if (readFileSync('/proc/version', 'utf8').toLowerCase().includes('microsoft')) return undefined
+    } catch {
+      // no /proc: not WSL by its kernel's name
+    }
+    if (existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || existsSync('/run/WSL')) return undefined
+  }
+  return `${pjson.name}/${pjson.version} ${platform()}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
+}
+
+/** Whether oclif will show help for these arguments: a help flag before `--` (oclif's own test). */
+function helpAsked(args) {
+  const flags = ['--help', ...(pjson.oclif.additionalHelpFlags ?? [])]
+  for (const arg of args) {
+    if (arg === '--') return false
+    if (flags.includes(arg)) return true
+  }
+  return false
+}
 
 /** The folder of an installed package: the nearest one above its main module whose package.json names it. */
 function packageRoot(name) {

@@ -7,6 +7,7 @@ import type {InputSummary} from '../model/report'
 import {inertJson, terminalSafeLines} from '../report/sanitize'
 import {type Cursor, writeStderr} from './stderr'
 import {InputError, SourceError} from '../sources/errors'
+import {writeWholeWhenPiped} from './error-output'
 import {EXIT} from './exit-codes'
 import {removeTemporariesOnSignals} from './signals'
 import {closest} from './suggest'
@@ -91,12 +92,7 @@ export abstract class BaseCommand extends Command {
     const mapped = (this.usageError(err) ?? toCliError(err)) as Error & {oclif?: {exit?: number}}
     // Under --json oclif exits with err.exitCode ?? 1; keep the documented code instead.
     if (mapped.oclif?.exit !== undefined) process.exitCode = mapped.oclif.exit
-    if (!this.jsonEnabled() && !process.stderr.isTTY && mapped instanceof Errors.CLIError) {
-      // Into a pipe or a CI log, the message whole: oclif wraps it at 80 columns (mid-path, even),
-      // which breaks grep. On a terminal oclif's own wrapped rendering stays.
-      writeStderr(mapped.message.split('\n').map((l, i) => ` ›   ${i === 0 ? 'Error: ' : ''}${l}`).join('\n'))
-      ;(mapped as Errors.CLIError & {skipOclifErrorHandling?: boolean}).skipOclifErrorHandling = true
-    }
+    if (!this.jsonEnabled() && mapped instanceof Errors.CLIError) writeWholeWhenPiped(mapped)
     return super.catch(mapped)
   }
 

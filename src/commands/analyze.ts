@@ -23,7 +23,7 @@ Each failure is tied to its app (the ingress upstream, else the host, else the s
 Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable input; 3 a source failed, or an input ended early (a gzip cut short: the report counts what was read; --allow-lost-input exits 0); 127 unknown command.`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> fixtures/rolling-round-robin/ingress.log',
+    '<%= config.bin %> <%= command.id %> access.log',
     '<%= config.bin %> <%= command.id %> export.csv --deploys deploys.json --json > report.json',
     'zcat logs/*.gz | <%= config.bin %> <%= command.id %> - --session-key cookie:INGRESSCOOKIE --failures failed.ndjson',
     '<%= config.bin %> <%= command.id %> pages.json --format html --output report.html',

@@ -19,7 +19,7 @@ Exit codes: 0 ran; 2 usage error or unreadable input; 3 a source failed, or an i
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> month.ndjson.gz --deploys deploys.json --fix-date 2026-11-15T00:00:00Z',
-    '<%= config.bin %> <%= command.id %> --set round-robin=fixtures/rolling-round-robin/ingress.log --set affinity=fixtures/rolling-sticky/ingress.log',
+    '<%= config.bin %> <%= command.id %> --set round-robin=before/access.log --set affinity=after/access.log',
     '<%= config.bin %> <%= command.id %> logs/*.log --fix-date 2026-11-15 --format markdown',
   ]
 

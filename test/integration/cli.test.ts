@@ -169,6 +169,16 @@ describe('skewscan analyze, run as a user would', () => {
     expect(r.stderr).toContain('--incident-gap: "soon" is not a duration')
   })
 
+  it('a misspelled command is a usage error (exit 2) naming the word typed, not the file after it, and the command meant', () => {
+    const typo = runCli(['analyse', logFile])
+    expect([typo.status, typo.stdout]).toEqual([2, ''])
+    expect(typo.stderr).toBe(' ›   Error: Unknown command: analyse. Did you mean analyze? (see: skewscan --help)\n')
+    // A word near no command: no guess; its control characters never reach the terminal raw.
+    const unknown = runCli(['\u001b[31mzzzzzz\u0007', logFile])
+    expect([unknown.status, unknown.stdout]).toEqual([2, ''])
+    expect(unknown.stderr).toBe(' ›   Error: Unknown command: \\u001b[31mzzzzzz\\u0007 (see: skewscan --help)\n')
+  })
+
   it('says so on stderr and exits 0 on empty input', () => {
     const empty = join(dir, 'empty.log')
     writeFileSync(empty, '')

@@ -5,8 +5,9 @@
  * same answers and must not keep the process alive.
  */
 import {spawnSync} from 'node:child_process'
-import {existsSync} from 'node:fs'
-import {join} from 'node:path'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, relative} from 'node:path'
 import {cliEnv, ROOT} from '../helpers/cli'
 
 function run(bin: 'run.js' | 'dev.js', args: string[]): {status: number | null; stdout: string; stderr: string} {
@@ -44,5 +45,41 @@ describe('the installed CLI (bin/run.js, dist/)', () => {
     const r = runInstalled(['--help'])
     expect(r.status).toBe(0)
     for (const c of ['analyze', 'compare', 'export', 'lab', 'probe']) expect(r.stdout).toContain(c)
+  })
+})
+
+describe('start-up loads only what the answer needs (a count of modules, not a time)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skewscan-startup-'))
+  afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+  /** What a run of the installed CLI printed, and the CommonJS modules it loaded (paths from the checkout). */
+  function loaded(args: string[]): {status: number | null; stdout: string; modules: string[]} {
+    const out = join(dir, 'modules.txt')
+    rmSync(out, {force: true})
+    const r = spawnSync(process.execPath, ['--require', join(ROOT, 'test', 'helpers', 'loaded-modules.js'), join(ROOT, 'bin', 'run.js'), ...args],
+      {cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: cliEnv({SKEWSCAN_LOADED_MODULES_OUT: out})})
+    return {status: r.status, stdout: r.stdout, modules: readFileSync(out, 'utf8').split('\n').filter((f) => f !== '').map((f) => relative(ROOT, f))}
+  }
+
+  it('--version and -v load no oclif, only the launcher and package.json, and print what oclif prints', () => {
+    const version = loaded(['--version'])
+    expect(version.status).toBe(0)
+    expect(version.modules).toEqual(['bin/run.js', 'package.json'])
+    expect(loaded(['-v'])).toEqual(version)
+    // oclif's own answer (the version command, through oclif): the same line.
+    expect(runInstalled(['version']).stdout).toBe(version.stdout)
+    expect(version.stdout).toMatch(/^skewscan\/\d+\.\d+\.\d+ \w+-\w+ node-v\d+\.\d+\.\d+\n$/)
+  })
+
+  it('--help and analyze --help load oclif and its help, no module of skewscan (help comes from the manifest), no worker', () => {
+    // oclif's help is about 100 modules (@oclif/core and its dependencies): room for a patch release
+    // of oclif, none for a command's modules (the six commands load some 350) or analyze's file reader (45).
+    for (const args of [['--help'], ['analyze', '--help'], ['analyze', 'access.log', '-h']]) {
+      const help = loaded(args)
+      expect(help.status).toBe(0)
+      expect(help.stdout).toMatch(/^USAGE|\nUSAGE/)
+      expect(help.modules.filter((f) => !f.includes('node_modules'))).toEqual(['bin/run.js', 'package.json'])
+      expect(help.modules.length).toBeLessThanOrEqual(110)
+    }
   })
 })
