@@ -150,9 +150,29 @@ export class FakeDatadog {
     this.server = createServer((req, res) => void this.handle(req, res))
   }
 
-  /** From now on, delay every search answer this long (0: none): a run stretched to be interrupted, then a fast one. */
-  setSearchDelay(ms: number): void {
-    this.opts.searchDelayMs = ms
+  /** Search answers held (see holdSearches). */
+  private gate: {when: (searches: RecordedRequest[]) => boolean; reached: () => void; open: Promise<void>; release: () => void} | undefined
+
+  /**
+   * From the first search request for which `when` (given the searches so far, this one included)
+   * holds, search answers wait until `release()` (or at most `maxMs`): a client is interrupted at
+   * a known point of its pull, whatever the machine's speed. `reached` settles when the first is held.
+   */
+  holdSearches(when: (searches: RecordedRequest[]) => boolean, maxMs = 60_000): {reached: Promise<void>; release: () => void} {
+    let reached = (): void => {}
+    const hit = new Promise<void>((resolve) => (reached = resolve))
+    let release = (): void => {}
+    const open = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, maxMs)
+      timer.unref()
+      release = () => {
+        clearTimeout(timer)
+        this.gate = undefined
+        resolve()
+      }
+    })
+    this.gate = {when, reached, open, release}
+    return {reached: hit, release}
   }
 
   static async start(opts: FakeDatadogOptions): Promise<FakeDatadog> {
@@ -247,6 +267,11 @@ export class FakeDatadog {
     }
     if (fault?.kind === 'slow') await sleep(fault.ms)
     else if (endpoint === 'logs-search' && this.opts.searchDelayMs) await sleep(this.opts.searchDelayMs)
+    const gate = endpoint === 'logs-search' ? this.gate : undefined
+    if (gate?.when(this.requestsTo('logs-search'))) {
+      gate.reached()
+      await gate.open
+    }
     if (res.destroyed || req.socket.destroyed) {
       rec.status = -1
       return

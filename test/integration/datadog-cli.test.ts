@@ -178,33 +178,24 @@ describe('skewscan analyze --from, in process', () => {
 
 describe('skewscan export', () => {
   it('Ctrl-C keeps valid lines and says how to continue (exit 130); --resume completes the file: exactly the server\'s events', async () => {
-    const slow = await FakeDatadog.start({...FakeDatadog.fixture(ROOT, 'two-deploys'), apiKey: API_KEY, appKey: APP_KEY, maxPageSize: 25, searchDelayMs: 60})
+    const slow = await FakeDatadog.start({...FakeDatadog.fixture(ROOT, 'two-deploys'), apiKey: API_KEY, appKey: APP_KEY, maxPageSize: 25})
     try {
       const out = join(dir, 'incident.ndjson.gz')
       const args = ['export', ...RANGE, '--api-url', slow.url, '-o', out, '--concurrency', '1', ...FAST]
-      const interrupted = await runCliAsync(args, {
-        env: KEYS,
-        onSpawn: (child) => {
-          const poll = setInterval(() => {
-            // Once every stream has begun (the pods' edges are the last to), events are written.
-            const searches = slow.requestsTo('logs-search')
-            const edges = searches.findIndex((r) => String(r.body.filter.query).includes('@network.destination.ip'))
-            if (edges >= 0 && searches.length >= edges + 3) {
-              clearInterval(poll)
-              child.kill('SIGINT')
-            }
-          }, 20)
-          child.on('close', () => clearInterval(poll))
-        },
+      // Once every stream has begun (the pods' edges are the last to), events are written: the
+      // server then holds its answers until the run has been interrupted.
+      const gate = slow.holdSearches((searches) => {
+        const edges = searches.findIndex((r) => String(r.body.filter.query).includes('@network.destination.ip'))
+        return edges >= 0 && searches.length >= edges + 3
       })
+      const interrupted = await runCliAsync(args, {env: KEYS, onSpawn: (child) => void gate.reached.then(() => child.kill('SIGINT'))})
+      gate.release()
       expect(interrupted.stderr).toMatch(/Interrupted: \d+ events are in .*incident\.ndjson\.gz\. Run the same export with --resume/)
       expect(interrupted.status).toBe(130)
       expect(existsSync(stateFileOf(out))).toBe(true)
       const stateText = readFileSync(stateFileOf(out), 'utf8')
       const partial = Number(/Interrupted: (\d+) events/.exec(interrupted.stderr)?.[1])
       expect(partial).toBeGreaterThan(0)
-      // Only the interrupted run needs to be slow: the rest of the pull answers at once.
-      slow.setSearchDelay(0)
 
       const resumed = await runCliAsync(['export', '--resume', '--api-url', slow.url, '-o', out, ...FAST], {env: KEYS})
       expect(resumed.status).toBe(0)

@@ -94,20 +94,23 @@ describe('skewscan export', () => {
   })
 
   it('Ctrl-C (abort) flushes what was pulled; a crash\'s half-written tail is cut on --resume', async () => {
-    const fake = await server('two-deploys', {searchDelayMs: 30})
+    const fake = await server('two-deploys')
     const out = join(dir, 'aborted.ndjson')
     const controller = new AbortController()
+    // Once something is on disk, the server holds its next search answer until the run is stopped:
+    // the abort comes mid-pull whatever the machine's speed.
+    const onDisk = (): boolean => existsSync(stateFileOf(out)) && JSON.parse(readFileSync(stateFileOf(out), 'utf8')).written.events > 0
+    const gate = fake.holdSearches(onDisk)
     const run = exportLogs(request(fake, out, 'narrowed', {tuning: tuning({concurrency: 1}), hooks: {signal: controller.signal}}))
-    // Stop once something is on disk.
-    for (let i = 0; i < 200 && !(existsSync(stateFileOf(out)) && JSON.parse(readFileSync(stateFileOf(out), 'utf8')).written.events > 0); i++) await new Promise((r) => setTimeout(r, 10))
+    await gate.reached
     controller.abort()
     const error = await run.then(() => undefined, (e: unknown) => e)
+    gate.release()
     expect(error).toBeInstanceOf(ExportInterrupted)
     const partial = linesOf(out)
     expect((error as ExportInterrupted).events).toBe(partial.length)
     // A crash after the last recorded flush may leave half a line: resume cuts back to the record.
     appendFileSync(out, '{"id":"half-writ')
-    fake.setSearchDelay(0)
     await exportLogs(request(fake, out, 'narrowed', {resume: true, spec: undefined}))
     const ids = sortById(linesOf(out))
     expect(new Set(ids).size).toBe(ids.length)
