@@ -1,6 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  // Node, with a TMPDIR of its own per test file that must be empty when the file is done.
+  testEnvironment: '<rootDir>/test/tmp-environment.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // Builds dist/ when the sources changed: the tests run the CLI as shipped (bin/run.js).

@@ -3,11 +3,11 @@ import addFormats from 'ajv-formats'
 import {spawnSync} from 'node:child_process'
 import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {cliEnv, ROOT, runCli} from '../helpers/cli'
+import {tempDir} from '../helpers/temp'
 
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-cli-'))
+const dir = tempDir('skewscan-cli-')
 const B = '10.1.1.1:8080'
 const line = (ts: string, ip: string, ua: string, path: string, bytes: number, status = 200, up = '10.1.0.1:8080') =>
   `${ip} - - [29/Nov/2026:${ts} +0000] "GET ${path} HTTP/1.1" ${status} ${bytes} "https://shop.example.com/" "${ua}" 82 0.013 [default-web-80] [] ${up} ${bytes} 0.013 ${status} 0123456789abcdef0123456789abcdef`
@@ -181,7 +181,7 @@ describe('skewscan analyze, run as a user would', () => {
 
 describe('hostile names and text never reach the terminal raw', () => {
   it('names a file with control characters in its name safely in an error', () => {
-    const d = mkdtempSync(join(tmpdir(), 'skewscan-hostile-'))
+    const d = mkdtempSync(join(dir, 'skewscan-hostile-'))
     const evil = join(d, 'x\u001b]0;owned\u0007.log')
     writeFileSync(evil, 'hello\nnot a log\n')
     const r = runCli(['analyze', evil])
@@ -192,7 +192,7 @@ describe('hostile names and text never reach the terminal raw', () => {
   })
 
   it('--json and --format ndjson carry no C1 control or bidi override from the logs', () => {
-    const d = mkdtempSync(join(tmpdir(), 'skewscan-hostile-'))
+    const d = mkdtempSync(join(dir, 'skewscan-hostile-'))
     const log = join(d, 'hostile.log')
     const ua = 'Mozilla/5.0 \u009b2J\u202e\u2028'
     writeFileSync(log, `${readFileSync(logFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => l.replace(/"([^"]*)"$/, `"${ua}"`)).join('\n')}\n`)
@@ -208,7 +208,7 @@ describe('the same records given twice are counted once (issue 14, item 8)', () 
   const once = (): Record<string, unknown> => (JSON.parse(runCli(['analyze', logFile, '--json']).stdout) as {totals: Record<string, unknown>}).totals
 
   it('the same file named twice, or by a link, or - twice: read once, and said', () => {
-    const d = mkdtempSync(join(tmpdir(), 'skewscan-twice-'))
+    const d = mkdtempSync(join(dir, 'skewscan-twice-'))
     const link = join(d, 'link.log')
     symlinkSync(logFile, link)
     for (const [args, input] of [[[logFile, logFile], ''], [[logFile, link], ''], [['-', '-'], readFileSync(logFile, 'utf8')]] as const) {
@@ -220,7 +220,7 @@ describe('the same records given twice are counted once (issue 14, item 8)', () 
   })
 
   it('a copy of a file (the same requests, by their request ids) adds no page load and no user', () => {
-    const d = mkdtempSync(join(tmpdir(), 'skewscan-copy-'))
+    const d = mkdtempSync(join(dir, 'skewscan-copy-'))
     const copy = join(d, 'copy.log')
     writeFileSync(copy, readFileSync(logFile))
     const r = runCli(['analyze', logFile, copy, '--json'])
@@ -302,7 +302,7 @@ describe('a run that lost input says so, and a scheduled run fails on it (issue 
   const lostNote = /Input lost: reading stopped early at .*cut\.log\.gz line \d+ \(input ends early: unexpected end of file\)\. What follows was not read/
 
   it('a gzip cut short: the report of what was read, the place on stderr, exit 3, over --fail-on', () => {
-    const out = mkdtempSync(join(tmpdir(), 'skewscan-lost-'))
+    const out = mkdtempSync(join(dir, 'skewscan-lost-'))
     const r = runCli(['analyze', cut, '--format', 'markdown,json', '--out-dir', out, '--fail-on', 'incident'])
     expect(r.status).toBe(3)
     expect(r.stdout).toBe('')

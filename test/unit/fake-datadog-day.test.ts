@@ -9,7 +9,6 @@
  */
 import {createHash} from 'node:crypto'
 import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import type {FailureRecord} from '../../src/model/report'
@@ -23,6 +22,9 @@ import {buildDay, type Day, dayEventsJson, dayNdjson} from '../helpers/datadog-d
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, withoutInput} from '../helpers/fake-datadog-live'
 import {compileQuery, docOf} from '../helpers/fake-datadog-query'
+import {tempDir} from '../helpers/temp'
+
+const tmp = tempDir('skewscan-fake-datadog-day-')
 
 interface LogSpec {
   at: string
@@ -437,7 +439,7 @@ describe('a day of traffic from the real captures', () => {
 
   it('an offline analysis of the day finds what its truth says, with deploys inferred and from its deploy events', async () => {
     const d = day(3, 10_000)
-    const dir = mkdtempSync(join(tmpdir(), 'skewscan-day-'))
+    const dir = mkdtempSync(join(tmp, 'skewscan-day-'))
     const file = join(dir, 'day.ndjson')
     writeFileSync(file, dayNdjson(d))
     writeFileSync(join(dir, 'events.json'), dayEventsJson(d))
@@ -456,7 +458,7 @@ describe('a day of traffic from the real captures', () => {
 
   it('a windowed live pull of the day gives the offline report of the same events, and pulls less than it holds', async () => {
     const d = day(3, 10_000)
-    const file = join(mkdtempSync(join(tmpdir(), 'skewscan-day-')), 'day.ndjson')
+    const file = join(mkdtempSync(join(tmp, 'skewscan-day-')), 'day.ndjson')
     writeFileSync(file, dayNdjson(d))
     const server = await FakeDatadog.start({logs: d.items as unknown as Record<string, unknown>[], apiKey: API_KEY, appKey: APP_KEY})
     try {
