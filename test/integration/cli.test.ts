@@ -4,7 +4,7 @@ import {spawnSync} from 'node:child_process'
 import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
 import {join} from 'node:path'
-import {cliEnv, ROOT, runCli} from '../helpers/cli'
+import {type CliResult, cliEnv, ROOT, runCli} from '../helpers/cli'
 import {tempDir} from '../helpers/temp'
 
 const dir = tempDir('skewscan-cli-')
@@ -37,9 +37,23 @@ writeFileSync(logFile, `${log}\n`)
 const quietFile = join(dir, 'quiet.log')
 writeFileSync(quietFile, `${log.split('\n').slice(0, 4).join('\n')}\n`)
 
+/**
+ * `analyze access.log` and `analyze access.log --json`, each run once for the file: several tests
+ * check different things of the same run (the CLI's output depends only on its arguments and input).
+ */
+const runs = new Map<string, CliResult>()
+function runOnce(args: string[]): CliResult {
+  const key = JSON.stringify(args)
+  let r = runs.get(key)
+  if (r === undefined) runs.set(key, (r = runCli(args)))
+  return r
+}
+/** The totals of `analyze access.log --json`: what the same records read any other way must give. */
+const once = (): Record<string, unknown> => (JSON.parse(runOnce(['analyze', logFile, '--json']).stdout) as {totals: Record<string, unknown>}).totals
+
 describe('skewscan analyze, run as a user would', () => {
   it('prints the answer and the tables, exit 0', () => {
-    const r = runCli(['analyze', logFile])
+    const r = runOnce(['analyze', logFile])
     expect(r.status).toBe(0)
     expect(r.stdout).toMatch(/^1 user hit failed assets: 1 page load of 5 crashed; .* in deploy D1 \(B1 → B2\)/)
     expect(r.stdout).toContain('Incidents')
@@ -57,14 +71,14 @@ describe('skewscan analyze, run as a user would', () => {
   })
 
   it('never lets control characters from the logs reach the terminal', () => {
-    const r = runCli(['analyze', logFile])
+    const r = runOnce(['analyze', logFile])
     // eslint-disable-next-line no-control-regex
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
     expect(r.stdout).toContain('\\u001b[31mred\\u0007')
   })
 
   it('--json prints the report, valid against schemas/analyze.schema.json, and nothing else', () => {
-    const r = runCli(['analyze', logFile, '--json'])
+    const r = runOnce(['analyze', logFile, '--json'])
     expect(r.status).toBe(0)
     const report = JSON.parse(r.stdout)
     const ajv = new Ajv({allErrors: true, strict: false})
@@ -205,7 +219,6 @@ describe('hostile names and text never reach the terminal raw', () => {
 })
 
 describe('the same records given twice are counted once (issue 14, item 8)', () => {
-  const once = (): Record<string, unknown> => (JSON.parse(runCli(['analyze', logFile, '--json']).stdout) as {totals: Record<string, unknown>}).totals
 
   it('the same file named twice, or by a link, or - twice: read once, and said', () => {
     const d = mkdtempSync(join(dir, 'skewscan-twice-'))
@@ -249,7 +262,6 @@ describe('one request id in two apps is no copy (found by the property tests)', 
 })
 
 describe('inputs that can be read only once (issue 14, item 9)', () => {
-  const once = (): Record<string, unknown> => (JSON.parse(runCli(['analyze', logFile, '--json']).stdout) as {totals: Record<string, unknown>}).totals
   /** The CLI run by bash, for what only a shell makes: `<(…)`, a named pipe, /dev/stdin on a pipe. */
   const viaBash = (script: string) => {
     const r = spawnSync('bash', ['-c', script], {cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: {...cliEnv(), LOG: logFile, RUN: join(ROOT, 'bin', 'run.js')}})
@@ -349,7 +361,7 @@ describe('a run that lost input says so, and a scheduled run fails on it (issue 
   })
 
   it('a clean run says nothing of its input', () => {
-    const r = runCli(['analyze', logFile, '--json'])
+    const r = runOnce(['analyze', logFile, '--json'])
     expect(r.status).toBe(0)
     expect(r.stderr).toBe('')
   })
