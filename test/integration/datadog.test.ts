@@ -10,7 +10,7 @@ import type {AnalysisReport} from '../../src/model/report'
 import {SourceError} from '../../src/sources/errors'
 import {ROOT} from '../helpers/cli'
 import {type Fault, FakeDatadog, faults} from '../helpers/fake-datadog'
-import {API_KEY, APP_KEY, QUERY, expectedIds, fileAnalyze, liveAnalyze, RANGE, readVolume, sharedLengthFree, sortById, withoutInput} from '../helpers/fake-datadog-live'
+import {API_KEY, APP_KEY, QUERY, expectedIds, fileAnalyze, liveAnalyze, type LiveRun, RANGE, readVolume, sharedLengthFree, sortById, withoutInput} from '../helpers/fake-datadog-live'
 import {tempDir} from '../helpers/temp'
 
 const tmp = tempDir('skewscan-datadog-')
@@ -399,16 +399,21 @@ describe('a longer range (4 h, a deploy after 3 h): the windows cut the asset pu
     fakes.set('long', server)
   })
 
+  // The windowed pull of the range and the analysis of the full export, made once for both tests.
+  let pulled: Promise<LiveRun> | undefined
+  let exported: Promise<AnalysisReport> | undefined
+  const windowed = (): Promise<LiveRun> => (pulled ??= liveAnalyze(server, {mode: 'windows', spec: {range}}))
+  const full = (): Promise<AnalysisReport> => (exported ??= fileAnalyze('long', file))
+
   it('pulls the page requests and only the asset requests around the deploy', async () => {
-    const live = await liveAnalyze(server, {mode: 'windows', spec: {range}})
+    const live = await windowed()
     const dd = live.report.input.datadog
     expect(dd?.held).toBe(server.select('*', range.from, range.to).length)
     expect(dd?.pulled).toBeLessThan(0.55 * (dd?.held ?? 0))
     expect(dd?.windows.pulledSeconds).toBeLessThan(0.5 * (dd?.windows.rangeSeconds ?? 0))
     expect(sortById(live.items.map((p) => p.item))).toEqual(expectedIds(server, live.plan))
     // Every failure the full file shows is in the windows.
-    const full = await fileAnalyze('long', file)
-    expect(withoutInput(live.report)).toEqual(withoutInput(full))
+    expect(withoutInput(live.report)).toEqual(withoutInput(await full()))
   })
 
   // Known issue, outside the Datadog code: the analyzer learns a shell as soon as it is pushed but
@@ -418,7 +423,7 @@ describe('a longer range (4 h, a deploy after 3 h): the windows cut the asset pu
   // counted that a full export does not count. Judging with exactly `lookaheadMs` of look-ahead
   // makes both agree (verified): then this test passes and `.failing` must go.
   it('gives the report of the full export over a long range with unrelated traffic left out', async () => {
-    const live = await liveAnalyze(server, {mode: 'windows', spec: {range}})
-    expect(withoutInput(live.report)).toEqual(withoutInput(await fileAnalyze('long', file)))
+    const live = await windowed()
+    expect(withoutInput(live.report)).toEqual(withoutInput(await full()))
   })
 })
