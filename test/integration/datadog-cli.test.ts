@@ -224,5 +224,6 @@ describe('skewscan export', () => {
     } finally {
       await slow.close()
     }
-  })
+    // Two CLI runs (each stopped at 60 s by runCliAsync), one of them stretched by slow answers, and a live pull: sized for a busy two-core machine.
+  }, 180_000)
 })
