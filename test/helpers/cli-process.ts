@@ -14,10 +14,10 @@ export interface RunningCli {
  * Starts the CLI (bin/run.js on dist/, kept built by test/global-setup.ts) without blocking this process, for tests
  * that serve it on loopback from here, or signal it while it runs. Always bounded in time.
  */
-export function startCli(args: string[], timeoutMs = 30_000): RunningCli {
+export function startCli(args: string[], timeoutMs = 30_000, env: Record<string, string> = {}): RunningCli {
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    env: cliEnv(),
+    env: cliEnv(env),
   })
   let out = ''
   let err = ''

@@ -23,6 +23,7 @@
  */
 import {mulberry32} from '../../scripts/fixture-generator/rng'
 import {createHash} from 'node:crypto'
+import {closeSync, openSync, writeSync} from 'node:fs'
 import {CAPTURES, type Capture, loadCapture, type Stretch, timeLocal, type Truth, type TruthDeploy, type TruthFailure} from '../../scripts/captures/capture'
 import {SECOND_APP} from '../../scripts/captures/compose'
 
@@ -623,6 +624,20 @@ export function buildDay(o: DayOptions): Day {
 /** The day as an NDJSON export (one item a line, oldest first), what `analyze` reads offline. */
 export function dayNdjson(day: Day): string {
   return `${day.items.map((x) => JSON.stringify(x)).join('\n')}\n`
+}
+
+/**
+ * The day as an NDJSON export written to `file`, a few thousand lines at a time: what dayNdjson
+ * gives, without building the whole text of a large day (hundreds of MB) in memory at once.
+ */
+export function writeDayNdjson(day: Day, file: string): void {
+  const fd = openSync(file, 'w')
+  try {
+    if (day.items.length === 0) writeSync(fd, '\n')
+    for (let i = 0; i < day.items.length; i += 4096) writeSync(fd, `${day.items.slice(i, i + 4096).map((x) => JSON.stringify(x)).join('\n')}\n`)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** The day's deploy events as an Events API v2 answer, what `analyze --deploys` reads. */

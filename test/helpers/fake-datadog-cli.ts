@@ -4,7 +4,6 @@
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {runCommand} from '@oclif/test'
 import {type CliResult, cliEnv, ROOT} from './cli'
@@ -53,10 +52,10 @@ function shellQuote(s: string): string {
 /**
  * A `--require` script that records, at exit, every loaded module path of the Datadog client
  * (`require.cache`, which also holds CommonJS modules loaded through `import()`), and every
- * `require` of it.
+ * `require` of it. Its files go in a new folder under `under` (the test's own temporary folder).
  */
-export function clientProbe(): {nodeOptions: string; loaded: () => string[]} {
-  const dir = mkdtempSync(join(tmpdir(), 'skewscan-probe-'))
+export function clientProbe(under: string): {nodeOptions: string; loaded: () => string[]} {
+  const dir = mkdtempSync(join(under, 'probe-'))
   const out = join(dir, 'loaded.json')
   const script = join(dir, 'probe.js')
   writeFileSync(out, '[]')

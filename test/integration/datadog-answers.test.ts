@@ -4,7 +4,6 @@
  * spool asked to continue another pull.
  */
 import {mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {ConfigError} from '../../src/config/parse'
 import {DatadogRequestError} from '../../src/sources/datadog/errors'
@@ -12,6 +11,9 @@ import {SourceError} from '../../src/sources/errors'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, expectedIds, fileAnalyze, liveAnalyze, RANGE, sortById, withoutInput} from '../helpers/fake-datadog-live'
+import {tempDir} from '../helpers/temp'
+
+const tmp = tempDir('skewscan-datadog-answers-')
 
 const fakes: FakeDatadog[] = []
 
@@ -117,7 +119,7 @@ describe('pages that overlap are read once, however far back they reach', () => 
 
 describe('--spool continues only the pull it holds', () => {
   async function failedSpool(server: FakeDatadog): Promise<string> {
-    const spool = join(mkdtempSync(join(tmpdir(), 'skewscan-spool-')), 'pull')
+    const spool = join(mkdtempSync(join(tmp, 'skewscan-spool-')), 'pull')
     server.inject({endpoint: 'logs-search', fault: faults.status(500), after: 10, times: Infinity})
     await expect(liveAnalyze(server, {mode: 'narrowed', spool, tuning: {concurrency: 1, retry: {maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, maxElapsedMs: 10_000}}})).rejects.toThrow(/[1-9]\d* events? pulled so far (is|are) kept in .*run the same command again/)
     server.clearFaults()

@@ -5,16 +5,16 @@
  * ingress-nginx's own `upstream_addr` (the capture's pipeline), so the pods' edges come by the
  * second pod facet.
  */
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {CAPTURES, loadCapture, renderLog, stretchOf} from '../../scripts/captures/capture'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, withoutInput} from '../helpers/fake-datadog-live'
+import {tempDir} from '../helpers/temp'
 
 const MIN = 60_000
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-dd-captures-'))
+const dir = tempDir('skewscan-dd-captures-')
 
 describe.each([...CAPTURES])('capture %s, stretched x60, pulled live', (name) => {
   it.each(['windows', 'narrowed'] as const)('--pull %s gives the report of the full export', async (mode) => {

@@ -3,8 +3,7 @@
  * fake Datadog on loopback: same report as the fixture file, exit codes, stderr, keys never shown,
  * the client never loaded offline, progress only on a terminal, and Ctrl-C then --resume.
  */
-import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
@@ -14,12 +13,13 @@ import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {clientProbe, runCliAsync, runInProcess, useDatadogEnv} from '../helpers/fake-datadog-cli'
 import {gunzipSync} from 'node:zlib'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput as comparable} from '../helpers/fake-datadog-live'
+import {tempDir} from '../helpers/temp'
 
 const FIXTURE = join(ROOT, 'fixtures', 'rolling-round-robin')
 const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
 const KEYS = {DD_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY}
 const FAST = ['--retry-base', '10ms', '--timeout', '2s']
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-ddcli-'))
+const dir = tempDir('skewscan-ddcli-')
 
 let fake: FakeDatadog
 beforeAll(async () => {
@@ -47,7 +47,7 @@ describe('skewscan analyze --from/--to against the Datadog API', () => {
   })
 
   it('prints the report of `analyze FIXTURE --deploys EVENTS`, pulls a small range whole, never shows the keys, and keeps stdout clean with DEBUG=*', async () => {
-    const probe = clientProbe()
+    const probe = clientProbe(dir)
     const r = await runCliAsync(['analyze', ...RANGE, '--deploy-query', 'source:(kubernetes OR deployment)', '--api-url', fake.url, '--json', ...FAST], {env: {...KEYS, DEBUG: '*', NODE_OPTIONS: probe.nodeOptions}})
     expect(r.status).toBe(0)
     expect(withoutInput(r.stdout)).toEqual(withoutInput(fileJson))
@@ -71,8 +71,8 @@ describe('skewscan analyze --from/--to against the Datadog API', () => {
   })
 
   it('--help and an offline analyze never load the Datadog client', async () => {
-    const help = clientProbe()
-    const offline = clientProbe()
+    const help = clientProbe(dir)
+    const offline = clientProbe(dir)
     const [h, o] = await Promise.all([
       runCliAsync(['analyze', '--help'], {env: {NODE_OPTIONS: help.nodeOptions}}),
       runCliAsync(['analyze', join(FIXTURE, 'dd-events.ndjson'), '--json'], {env: {...KEYS, NODE_OPTIONS: offline.nodeOptions}}),
@@ -215,5 +215,6 @@ describe('skewscan export', () => {
     } finally {
       await slow.close()
     }
-  })
+    // Two CLI runs (each stopped at 60 s by runCliAsync), one of them stretched by slow answers, and a live pull: sized for a busy two-core machine.
+  }, 180_000)
 })

@@ -5,10 +5,10 @@
  * Datadog's side and reads only what the analysis needs, and its report is the offline report of
  * the day's events.
  */
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {buildDay, type Day, dayNdjson} from '../helpers/datadog-day'
+import {buildDay, type Day, writeDayNdjson} from '../helpers/datadog-day'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, expectedIds, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput} from '../helpers/fake-datadog-live'
@@ -17,26 +17,28 @@ import type {AnalysisReport} from '../../src/model/report'
 /** The CLI's default tuning (src/config/datadog.ts pullTuning), retries fast. */
 const TUNING = {concurrency: 3, sliceEvents: 20_000, timeoutMs: 30_000, retry: {maxAttempts: 6, baseDelayMs: 5, maxDelayMs: 40, maxElapsedMs: 60_000}}
 
-let day: Day
-let offline: AnalysisReport
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-day-'))
-
-beforeAll(async () => {
-  day = buildDay({root: ROOT, deploys: 2, events: 200_000})
-  const file = join(dir, 'day.ndjson')
-  writeFileSync(file, dayNdjson(day))
-  offline = await fileAnalyze('day', file)
-}, 300_000)
-
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
-async function serve(opts: {refusedFacets?: string[]} = {}): Promise<FakeDatadog> {
+/** A day of about `events` log items and its offline report (the analysis of its NDJSON export). */
+async function dayAndReport(events: number): Promise<{day: Day; offline: AnalysisReport}> {
+  const day = buildDay({root: ROOT, deploys: 2, events})
+  const file = join(dir, `day-${events}.ndjson`)
+  writeDayNdjson(day, file)
+  const offline = await fileAnalyze('day', file)
+  rmSync(file)
+  return {day, offline}
+}
+
+async function serve(day: Day, opts: {refusedFacets?: string[]} = {}): Promise<FakeDatadog> {
   return FakeDatadog.start({logs: day.items as unknown as Record<string, unknown>[], apiKey: API_KEY, appKey: APP_KEY, rateLimit: {limit: 100_000, periodSeconds: 3600}, ...opts})
 }
 
 describe('a live pull of a day with a rollout of each of two apps', () => {
   it('reads at most 5% of the day in at most 60 requests (page requests counted on Datadog\'s side, hurt people\'s requests read by address) and gives the offline report', async () => {
-    const server = await serve()
+    // A busy day (200,000 items): what the pull leaves out is most of it.
+    const {day, offline} = await dayAndReport(200_000)
+    const server = await serve(day)
     try {
       const live = await liveAnalyze(server, {spec: {range: day.range, query: QUERY}, tuning: TUNING})
       expect(withoutInput(live.report)).toEqual(withoutInput(offline))
@@ -59,7 +61,10 @@ describe('a live pull of a day with a rollout of each of two apps', () => {
   }, 300_000)
 
   it('through faults (a 429 with its reset, 5xx, a cut body; a slow reply is held to the fixtures, whose aggregates answer fast) and a refused facet: reads every page request, saying so, when the user agent is not a facet, with the same report', async () => {
-    const server = await serve({refusedFacets: ['@http.useragent']})
+    // Reading every page request is the point here, not the share of the day: a day of 50,000 items
+    // (the same two rollouts; about 60 search requests, faults after 3, 6 and 12 of them) does.
+    const {day, offline} = await dayAndReport(50_000)
+    const server = await serve(day, {refusedFacets: ['@http.useragent']})
     server.inject({endpoint: 'logs-search', fault: faults.rateLimited(1), after: 3})
     server.inject({endpoint: 'logs-search', fault: faults.status(503), after: 6})
     server.inject({endpoint: 'logs-search', fault: faults.cut(), after: 12})

@@ -3,8 +3,7 @@
  * one wire item per line; `analyze FILE` gives the live report; an interrupted export keeps valid
  * lines and `--resume` completes it without gaps or duplicates.
  */
-import {appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
 import {ExportInterrupted, exportLogs, type ExportRequest, stateFileOf} from '../../src/app/export'
@@ -14,8 +13,9 @@ import type {PullMode} from '../../src/sources/datadog/pull'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, connection, fileAnalyze, liveAnalyze, sharedLengthFree, sortById, spec, tuning, withoutInput} from '../helpers/fake-datadog-live'
+import {tempDir} from '../helpers/temp'
 
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-export-'))
+const dir = tempDir('skewscan-export-')
 const servers: FakeDatadog[] = []
 afterAll(async () => {
   for (const s of servers) await s.close()

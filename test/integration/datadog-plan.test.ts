@@ -12,6 +12,8 @@ import {estimatePull, requestsFor} from '../../src/sources/datadog/estimate'
 
 const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
 const KEYS = {DD_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY}
+/** A test that starts the CLI several times: each start may take 10-20 s on a busy two-core machine (runCliAsync stops one at 60 s). */
+const CLI_TEST_MS = 180_000
 
 describe('analyze --plan', () => {
   let fake: FakeDatadog
@@ -46,7 +48,7 @@ describe('analyze --plan', () => {
     // What the slices hold by the counts is what is pulled (the pods' edges, when counted apart, come on top).
     if (plan.estimate.unknownSlices === 0) expect(dd.pulled).toBe(plan.estimate.toPull)
     else expect(dd.pulled).toBeGreaterThanOrEqual(plan.estimate.toPull)
-  })
+  }, CLI_TEST_MS)
 
   it('prints the plan as text, and refuses --plan without Datadog', async () => {
     const text = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--plan'], {env: KEYS})
@@ -60,7 +62,7 @@ describe('analyze --plan', () => {
     const offline = await runCliAsync(['analyze', join(ROOT, 'fixtures', 'rolling-round-robin', 'ingress.log'), '--plan'])
     expect(offline.status).toBe(2)
     expect(offline.stderr).toMatch(/--plan says what a Datadog pull will cost: give --from or --since/)
-  })
+  }, CLI_TEST_MS)
 })
 
 describe('estimatePull', () => {

@@ -6,18 +6,17 @@
  * Every HTTP path is covered: the aggregate (planning), the log search (analyze and export), and
  * the deploy events (v2 search and the v1 list it falls back to).
  */
-import {mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {ROOT} from '../helpers/cli'
 import {type Endpoint, FakeDatadog, faults, type RecordedRequest} from '../helpers/fake-datadog'
 import {runCliAsync, runInProcess, useDatadogEnv} from '../helpers/fake-datadog-cli'
 import {API_KEY, APP_KEY} from '../helpers/fake-datadog-live'
+import {tempDir} from '../helpers/temp'
 
 const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
 const KEYS = {DD_API_KEY: API_KEY, DD_APP_KEY: APP_KEY}
 const FAST = ['--retry-base', '10ms', '--timeout', '2s']
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-ddredirect-'))
+const dir = tempDir('skewscan-ddredirect-')
 
 let a: FakeDatadog
 let b: FakeDatadog

@@ -4,14 +4,16 @@
  * whatever goes wrong on the wire; the events analysed must be exactly the server's.
  */
 import {existsSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {ddEvent, simulate, writerContext} from '../../scripts/fixture-generator'
 import type {AnalysisReport} from '../../src/model/report'
 import {SourceError} from '../../src/sources/errors'
 import {ROOT} from '../helpers/cli'
 import {type Fault, FakeDatadog, faults} from '../helpers/fake-datadog'
-import {API_KEY, APP_KEY, QUERY, expectedIds, fileAnalyze, liveAnalyze, RANGE, readVolume, sharedLengthFree, sortById, withoutInput} from '../helpers/fake-datadog-live'
+import {API_KEY, APP_KEY, QUERY, expectedIds, fileAnalyze, liveAnalyze, type LiveRun, RANGE, readVolume, sharedLengthFree, sortById, withoutInput} from '../helpers/fake-datadog-live'
+import {tempDir} from '../helpers/temp'
+
+const tmp = tempDir('skewscan-datadog-')
 
 const SCENARIOS = readdirSync(join(ROOT, 'fixtures')).filter((d) => existsSync(join(ROOT, 'fixtures', d, 'dd-events.ndjson'))).sort()
 const fakes = new Map<string, FakeDatadog>()
@@ -250,7 +252,7 @@ describe('failures that are not retried, or not forever: exit 3 material', () =>
 describe('--spool: a pull that failed continues where it stopped', () => {
   it('keeps what was pulled, says how to continue, and the next run pulls only the rest, with the plan kept, and gives the report of the whole', async () => {
     const server = await fake('rolling-round-robin')
-    const spool = join(mkdtempSync(join(tmpdir(), 'skewscan-spool-')), 'pull')
+    const spool = join(mkdtempSync(join(tmp, 'skewscan-spool-')), 'pull')
     const whole = (await liveAnalyze(server)).report.input.datadog?.requests.search ?? 0
     // The search fails for good after some pages (retries run out).
     server.inject({endpoint: 'logs-search', fault: faults.status(500), after: 26, times: Infinity})
@@ -391,22 +393,27 @@ describe('a longer range (4 h, a deploy after 3 h): the windows cut the asset pu
     const sim = simulate({seed: 7, durationSeconds: 4 * 3600, firstDeployAtSeconds: 3 * 3600, deploys: 1, browsersPerMinute: 1, staleShare: 0.15, staleMinAfterEndSeconds: 510, surge: {factor: 6, beforeSeconds: 150, afterSeconds: 20}, apiShare: 0.25, healthzEverySeconds: 120})
     const ctx = writerContext(sim.truth)
     const logs = sim.requests.map((r) => ddEvent(r, ctx) as unknown as Record<string, unknown>)
-    file = join(mkdtempSync(join(tmpdir(), 'skewscan-long-')), 'dd-events.ndjson')
+    file = join(mkdtempSync(join(tmp, 'skewscan-long-')), 'dd-events.ndjson')
     writeFileSync(file, logs.map((l) => JSON.stringify(l)).join('\n') + '\n')
     server = await FakeDatadog.start({logs, apiKey: API_KEY, appKey: APP_KEY})
     fakes.set('long', server)
   })
 
+  // The windowed pull of the range and the analysis of the full export, made once for both tests.
+  let pulled: Promise<LiveRun> | undefined
+  let exported: Promise<AnalysisReport> | undefined
+  const windowed = (): Promise<LiveRun> => (pulled ??= liveAnalyze(server, {mode: 'windows', spec: {range}}))
+  const full = (): Promise<AnalysisReport> => (exported ??= fileAnalyze('long', file))
+
   it('pulls the page requests and only the asset requests around the deploy', async () => {
-    const live = await liveAnalyze(server, {mode: 'windows', spec: {range}})
+    const live = await windowed()
     const dd = live.report.input.datadog
     expect(dd?.held).toBe(server.select('*', range.from, range.to).length)
     expect(dd?.pulled).toBeLessThan(0.55 * (dd?.held ?? 0))
     expect(dd?.windows.pulledSeconds).toBeLessThan(0.5 * (dd?.windows.rangeSeconds ?? 0))
     expect(sortById(live.items.map((p) => p.item))).toEqual(expectedIds(server, live.plan))
     // Every failure the full file shows is in the windows.
-    const full = await fileAnalyze('long', file)
-    expect(withoutInput(live.report)).toEqual(withoutInput(full))
+    expect(withoutInput(live.report)).toEqual(withoutInput(await full()))
   })
 
   // Known issue, outside the Datadog code: the analyzer learns a shell as soon as it is pushed but
@@ -416,7 +423,7 @@ describe('a longer range (4 h, a deploy after 3 h): the windows cut the asset pu
   // counted that a full export does not count. Judging with exactly `lookaheadMs` of look-ahead
   // makes both agree (verified): then this test passes and `.failing` must go.
   it('gives the report of the full export over a long range with unrelated traffic left out', async () => {
-    const live = await liveAnalyze(server, {mode: 'windows', spec: {range}})
-    expect(withoutInput(live.report)).toEqual(withoutInput(await fileAnalyze('long', file)))
+    const live = await windowed()
+    expect(withoutInput(live.report)).toEqual(withoutInput(await full()))
   })
 })

@@ -4,12 +4,12 @@
  */
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {runCli} from '../helpers/cli'
+import {tempDir} from '../helpers/temp'
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-html-'))
+const dir = tempDir('skewscan-html-')
 
 /** The DOM after load, as Chromium serialises it. */
 function dumpDom(file: string): string {

@@ -1,6 +1,6 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
-import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import http from 'node:http'
 import {connect, type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -62,19 +62,37 @@ describe('skewscan lab, run as a user would', () => {
     expect(mixed.stderr()).toMatch(/cannot also be provided when using --strategy/)
   }, 120_000)
 
-  it('Ctrl-C: every port it opened is closed, the log is complete, the summary printed, exit 0', async () => {
-    const log = join(dir, 'interrupted.ndjson')
-    const cli = startCli(['lab', '--step', '5s', '--every', '30s', '--browsers', '2', '--log', log])
-    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)\//.test(cli.stderr()), 15_000, 'the lab to listen')
+  it('Ctrl-C: every port it opened is closed, both logs complete (one whole line per request the summary counts), the deploy windows written, the summary printed, exit 0, nothing left in the temporary directory', async () => {
+    const files = {log: join(dir, 'interrupted.ndjson'), ingress: join(dir, 'interrupted.log'), deploys: join(dir, 'interrupted-deploys.json')}
+    const ownTmp = mkdtempSync(join(dir, 'tmp-'))
+    const cli = startCli(['lab', '--step', '5s', '--every', '30s', '--browsers', '2', '--log', files.log, '--ingress-log', files.ingress, '--deploys-out', files.deploys],
+      60_000, {TMPDIR: ownTmp})
+    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)\//.test(cli.stderr()), 30_000, 'the lab to listen')
     const ports = [...cli.stderr().matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]))
     expect(new Set(ports).size).toBe(4) // the balancer and three pods
     for (const p of ports) expect(await listening(p)).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Interrupted while the browsers are busy: once requests have reached the log (polled, not a fixed wait).
+    const lines = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').length - 1 : 0)
+    await waitFor(() => lines(files.log) >= 2, 30_000, 'requests in the log')
     cli.child.kill('SIGINT')
     expect(await cli.exited).toEqual({code: 0, signal: null})
-    expect(cli.stdout()).toMatch(/interrupted\./)
+    const out = cli.stdout()
+    expect(out).toMatch(/^Lab http:\/\/127\.0\.0\.1:\d+\/: 3 pods, .*; interrupted\.$/m)
+    const requests = Number(/^Balancer: (\d+) requests?\.$/m.exec(out)?.[1])
+    expect(requests).toBeGreaterThanOrEqual(2)
+    // Every request the balancer answered is in each log, each a whole line (the last one too: flushed before exit).
+    for (const file of [files.log, files.ingress]) {
+      const text = readFileSync(file, 'utf8')
+      expect(text.endsWith('\n')).toBe(true)
+      expect(text.split('\n').length - 1).toBe(requests)
+    }
+    const events = readFileSync(files.log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {attributes: {timestamp: string}})
+    expect(events.every((e) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(e.attributes.timestamp))).toBe(true)
+    // No deploy had started (every 30 s): the deploys file holds the empty list, and the summary names the files.
+    expect(JSON.parse(readFileSync(files.deploys, 'utf8'))).toEqual([])
+    expect(out).toContain(`Access log (Datadog NDJSON): ${files.log}`)
+    expect(out).toContain(`Access log (ingress-nginx): ${files.ingress}`)
     for (const p of ports) expect(await listening(p)).toBe(false)
-    expect(existsSync(log)).toBe(true)
-    for (const line of readFileSync(log, 'utf8').trim().split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow()
+    expect(readdirSync(ownTmp)).toEqual([])
   }, 120_000)
 })

@@ -5,15 +5,15 @@
  * part-way, as a full disk does.
  */
 import {spawn} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {cliEnv, ROOT} from '../helpers/cli'
 import {runCliAsync} from '../helpers/fake-datadog-cli'
+import {tempDir} from '../helpers/temp'
 
 const FIXTURE = join(ROOT, 'fixtures', 'rolling-round-robin')
 const LOG = join(FIXTURE, 'ingress.log')
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-outfiles-'))
+const dir = tempDir('skewscan-outfiles-')
 
 /** The CLI with writes beyond `blocks` × 512 bytes failing (EFBIG), bounded in time. */
 function runLimited(args: string[], blocks: number): Promise<{status: number | null; stderr: string}> {

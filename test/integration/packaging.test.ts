@@ -33,7 +33,8 @@ describe('the packed CLI, installed as a user installs it', () => {
     const skip = new Set(['node_modules', 'dist', '.git', 'coverage', join('bench', 'out')])
     cpSync(ROOT, checkout, {recursive: true, filter: (from) => !skip.has(relative(ROOT, from))})
     symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir')
-    const packed = run(npm, ['pack', '--pack-destination', work, '--silent'], {cwd: checkout})
+    // A whole build (tsc) runs in it: up to 300 s on a busy two-core machine.
+    const packed = run(npm, ['pack', '--pack-destination', work, '--silent'], {cwd: checkout, timeout: 300_000})
     expect(packed.stderr.replace(/npm warn.*\n?/gi, '')).not.toMatch(/ERR!/)
     expect(packed.status).toBe(0)
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))
@@ -47,7 +48,7 @@ describe('the packed CLI, installed as a user installs it', () => {
     const listed = run('tar', ['-tzf', join(work, tarball as string)])
     expect(listed.status).toBe(0)
     tarballFiles = listed.stdout.split('\n').filter((f) => f !== '').map((f) => f.replace(/^package\//, ''))
-  }, 420_000)
+  }, 660_000)
 
   it('ships the MIT licence package.json names, and no source maps (they would point at src/, which is not shipped)', () => {
     expect(tarballFiles).toContain('dist/commands/analyze.js')
@@ -106,9 +107,11 @@ describe('the packed CLI, installed as a user installs it', () => {
 
 describe('the command reference', () => {
   it('docs/commands.md is what oclif generates from the commands now (npm run docs)', () => {
+    // From dist/, which test/global-setup.ts builds from the sources whenever they changed (so it is
+    // what `npm run docs`, in development mode, reads from src/, without compiling the TypeScript
+    // again); help is laid out for 120 columns.
     const r = run(join(ROOT, 'node_modules', '.bin', 'oclif'), ['readme', '--readme-path', 'docs/commands.md', '--no-aliases', '--no-source-links', '--dry-run'],
-      // Development mode: oclif reads the commands' sources, not a build that may be older; help is laid out for 120 columns.
-      {timeout: 120_000, env: {NODE_ENV: 'development', COLUMNS: '120'}})
+      {timeout: 120_000, env: {COLUMNS: '120'}})
     expect(r.status).toBe(0)
     const generated = r.stdout.replace(/^replacing .*\n/, '').trimEnd()
     expect(generated).toBe(readFileSync(join(ROOT, 'docs', 'commands.md'), 'utf8').trimEnd())

@@ -3,7 +3,7 @@
  * to them, events handed over packed, out-of-order sources sorted in runs spilled to disk) must
  * give exactly the report of the
  * plain single-thread path: on every fixture in every format and order, and on a generated input
- * of two hours of traffic (~17k requests) (with malformed lines mixed in) in several formats and orders, newest-first
+ * of two hours of traffic (~7k requests) (with malformed lines mixed in) in several formats and orders, newest-first
  * included. Ranges are kept tiny here so that files are cut into many of them; nothing is timed.
  */
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -37,7 +37,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'skewscan-parallel-'))
 let pool: ParsePool
 
 
-// Generated inputs of ~17k requests, read in several orders by two paths: bounded, but slow on a busy 2-core CI machine.
+// Generated inputs of ~7k requests, read in several orders by two paths: bounded, but slow on a busy 2-core CI machine.
 jest.setTimeout(240_000)
 beforeAll(() => {
   pool = new ParsePool(2)
@@ -128,8 +128,9 @@ describe('the parallel reader gives the plain path\'s report on every fixture', 
 })
 
 describe('the parallel reader gives the plain path\'s report on a generated input of two hours and five deploys', () => {
-  // ~17k requests: past the session horizon many times over, thousands of ranges of 3000 bytes.
-  const params = {seed: 7, durationSeconds: 2 * 3600, browsersPerMinute: 15, deploys: 5, firstDeployAtSeconds: 15 * 60, every: 20 * 60,
+  // ~7k requests over two hours: past the 30-minute session horizon four times, five deploys, hundreds of ranges of
+  // 3000 bytes per file. (Denser traffic made the same comparisons 2.4 times as long for no case these lack.)
+  const params = {seed: 7, durationSeconds: 2 * 3600, browsersPerMinute: 6, deploys: 5, firstDeployAtSeconds: 15 * 60, every: 20 * 60,
     shellBytes: [1832, 1851, 1869, 1880, 1897, 1911], scanners: 2}
   const requests: SimRequest[] = []
   // Malformed records at known places: each path must count them alike, at the same lines.
@@ -148,7 +149,7 @@ describe('the parallel reader gives the plain path\'s report on a generated inpu
   ]
 
   it.each(FORMATS)('%s: as written, newest-first, interleaved, and shuffled within each second', async (name, line) => {
-    expect(requests.length).toBeGreaterThan(15_000)
+    expect(requests.length).toBeGreaterThan(7_000)
     const lines = withBad(requests.map(line))
     // Windows line ends and a byte-order mark on the first line, which only line 1 may carry.
     const crlf = join(tmp, `${name}-crlf`)

@@ -5,11 +5,13 @@
  */
 import Ajv from 'ajv'
 import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {csvCell} from '../../src/report/csv'
 import {mdCell} from '../../src/report/markdown'
 import {ROOT, runCli} from '../helpers/cli'
+import {tempDir} from '../helpers/temp'
+
+const tmp = tempDir('skewscan-report-formats-')
 
 const EXPECTED = join(ROOT, 'fixtures', 'expected')
 const ARGS = ['analyze', 'fixtures/two-deploys/ingress.log', '--deploys', 'fixtures/two-deploys/deploys.json']
@@ -47,7 +49,7 @@ describe('report formats', () => {
   })
 
   it('json beside html is the json of --format json alone (no HTML detail), valid against the schema', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skewscan-fmt-'))
+    const dir = mkdtempSync(join(tmp, 'skewscan-fmt-'))
     const r = runCli([...ARGS, '--format', 'json,html', '--out-dir', dir])
     expect(r.status).toBe(0)
     const json = readdirSync(dir).find((f) => f.endsWith('.json')) ?? ''
@@ -62,7 +64,7 @@ describe('report formats', () => {
 
 describe('scheduled runs', () => {
   it('writes each format to a dated file, prints one summary line on stderr, nothing on stdout', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skewscan-cron-'))
+    const dir = mkdtempSync(join(tmp, 'skewscan-cron-'))
     const r = runCli([...ARGS, '--format', 'markdown,json,csv', '--out-dir', join(dir, 'reports')])
     expect(r.status).toBe(0)
     expect(r.stdout).toBe('')

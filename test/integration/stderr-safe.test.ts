@@ -3,19 +3,19 @@
  * notices that quote a file name or a server's error text cannot set a terminal's title or clear
  * its screen. Run as a user runs the CLI, with real files and the fake Datadog on loopback.
  */
-import {copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {copyFileSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog} from '../helpers/fake-datadog'
 import {runCliAsync} from '../helpers/fake-datadog-cli'
 import {API_KEY, APP_KEY} from '../helpers/fake-datadog-live'
+import {tempDir} from '../helpers/temp'
 
 const FIXTURE = join(ROOT, 'fixtures', 'rolling-round-robin')
 /** OSC 0 (set the window title, ended by BEL) and CSI 2J (clear the screen). */
 const HOSTILE = '\u001b]0;pwned\u0007\u001b[2J'
 const ESCAPED = '\\u001b]0;pwned\\u0007\\u001b[2J'
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-stderr-'))
+const dir = tempDir('skewscan-stderr-')
 
 /** Nothing in `text` acts on a terminal: no C0 control but the line break, no C1 control. */
 function expectInert(text: string): void {

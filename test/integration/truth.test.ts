@@ -16,8 +16,7 @@
  * - a restart (new pods of the build already served): where the deploy file holds the cluster's
  *   Kubernetes events, a deploy from that build to itself with no failure; a scale-out: nothing.
  */
-import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {analyze} from '../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
@@ -25,6 +24,7 @@ import type {AnalysisReport, DeployReport, DeploySource} from '../../src/model/r
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import type {Truth, TruthDeploy} from '../../scripts/fixture-generator'
 import {ROOT} from '../helpers/cli'
+import {tempDir} from '../helpers/temp'
 
 const FIXTURES = join(ROOT, 'fixtures')
 const SCENARIOS = ['dynamic-homepage', 'missing-404', 'quiet', 'restart-scale-out', 'rollback', 'rolling-round-robin', 'rolling-sticky', 'two-apps', 'two-deploys', 'two-deploys-same-length']
@@ -39,7 +39,7 @@ const LOG_FORMATS = new Set(['ingress-nginx', 'nginx-combined', 'nginx-json', 'd
   'datadog-logs-v2-pages', 'datadog-logs-v1', 'datadog-logs-v2-unparsed-ndjson', 'datadog-explorer-csv', 'datadog-explorer-csv-raw'])
 type DeployFile = 'deploys.json' | 'deploys.csv' | 'deploy-events-v2.json' | 'kubectl-events.json'
 const DEPLOY_FILES: DeployFile[] = ['deploys.json', 'deploys.csv', 'deploy-events-v2.json', 'kubectl-events.json']
-const tmp = mkdtempSync(join(tmpdir(), 'skewscan-truth-'))
+const tmp = tempDir('skewscan-truth-')
 
 async function run(scenario: string, inputs: string[], deploys?: DeployFile): Promise<AnalysisReport> {
   return analyze({

@@ -5,12 +5,14 @@
  * whom no directory is unreadable.
  */
 import {spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {chmodSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {cliEnv, ROOT} from '../helpers/cli'
+import {tempDir} from '../helpers/temp'
 
-const home = join(mkdtempSync(join(tmpdir(), 'skewscan-home-')), 'home')
+// Made readable again before tempDir's own afterAll removes it (afterAll hooks run in the order they are declared).
+afterAll(() => chmodSync(home, 0o755))
+const home = join(tempDir('skewscan-home-'), 'home')
 
 function runWithHome(args: string[]): Promise<{status: number | null; stdout: string; stderr: string}> {
   const cli = [join(ROOT, 'bin', 'run.js'), ...args]
@@ -36,7 +38,6 @@ beforeAll(() => {
   chmodSync(join(home, '..'), 0o755)
   chmodSync(home, 0o000)
 })
-afterAll(() => chmodSync(home, 0o755))
 
 describe('an unreadable HOME', () => {
   it('analyze: the report on stdout, nothing on stderr', async () => {

@@ -8,8 +8,7 @@
  * a truth an offline and a live analysis of the day agree with).
  */
 import {createHash} from 'node:crypto'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import type {FailureRecord} from '../../src/model/report'
@@ -19,10 +18,13 @@ import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {type Capture, loadCapture} from '../../scripts/captures/capture'
 import {scoreCapture} from '../../scripts/captures/score'
 import {ROOT} from '../helpers/cli'
-import {buildDay, type Day, dayEventsJson, dayNdjson} from '../helpers/datadog-day'
+import {buildDay, type Day, dayEventsJson, dayNdjson, writeDayNdjson} from '../helpers/datadog-day'
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, withoutInput} from '../helpers/fake-datadog-live'
 import {compileQuery, docOf} from '../helpers/fake-datadog-query'
+import {tempDir} from '../helpers/temp'
+
+const tmp = tempDir('skewscan-fake-datadog-day-')
 
 interface LogSpec {
   at: string
@@ -437,9 +439,11 @@ describe('a day of traffic from the real captures', () => {
 
   it('an offline analysis of the day finds what its truth says, with deploys inferred and from its deploy events', async () => {
     const d = day(3, 10_000)
-    const dir = mkdtempSync(join(tmpdir(), 'skewscan-day-'))
+    const dir = mkdtempSync(join(tmp, 'skewscan-day-'))
     const file = join(dir, 'day.ndjson')
-    writeFileSync(file, dayNdjson(d))
+    // Written a few thousand lines at a time (10,000 items: three pieces), it is the day's NDJSON text.
+    writeDayNdjson(d, file)
+    expect(readFileSync(file, 'utf8')).toBe(dayNdjson(d))
     writeFileSync(join(dir, 'events.json'), dayEventsJson(d))
     for (const deploysFile of [undefined, join(dir, 'events.json')]) {
       const failures: FailureRecord[] = []
@@ -456,7 +460,7 @@ describe('a day of traffic from the real captures', () => {
 
   it('a windowed live pull of the day gives the offline report of the same events, and pulls less than it holds', async () => {
     const d = day(3, 10_000)
-    const file = join(mkdtempSync(join(tmpdir(), 'skewscan-day-')), 'day.ndjson')
+    const file = join(mkdtempSync(join(tmp, 'skewscan-day-')), 'day.ndjson')
     writeFileSync(file, dayNdjson(d))
     const server = await FakeDatadog.start({logs: d.items as unknown as Record<string, unknown>[], apiKey: API_KEY, appKey: APP_KEY})
     try {

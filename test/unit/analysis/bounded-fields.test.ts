@@ -3,8 +3,7 @@
  * what a bounded one costs in everything the analysis keeps (sessions, affected users, failures),
  * while two agents that differ only past the bound stay two sessions and a bot stays a bot.
  */
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {Analyzer} from '../../../src/analysis/analyzer'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
@@ -14,8 +13,9 @@ import type {AccessEvent} from '../../../src/model/access-event'
 import type {AnalysisReport, FailureRecord} from '../../../src/model/report'
 import {applyMapping, DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 import {boundText, MAX_FIELD_LENGTH} from '../../../src/util/bounded-text'
+import {tempDir} from '../../helpers/temp'
 
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-bounded-'))
+const dir = tempDir('skewscan-bounded-')
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
 const MB5 = 5_000_000
 /** A person's agent padded to `length`, its last characters `tail`: agents that differ only far past the bound. */

@@ -12,9 +12,31 @@ describe('WALL_CLOCK.sleep', () => {
     }
   })
 
-  it('returns at once when aborted', async () => {
+  /** Whether `p` has settled after one turn of the microtask queue (no timer, no wall clock). */
+  async function settledAtOnce(p: Promise<void>): Promise<boolean> {
+    let settled = false
+    p.then(() => (settled = true), () => (settled = true))
+    await Promise.resolve()
+    return settled
+  }
+
+  it('returns at once when aborted: settled before any timer could fire, and resolved (never rejected)', async () => {
     const c = new AbortController()
     c.abort()
-    await WALL_CLOCK.sleep(600_000, c.signal)
+    const slept = WALL_CLOCK.sleep(600_000, c.signal)
+    expect(await settledAtOnce(slept)).toBe(true)
+    await expect(slept).resolves.toBeUndefined()
+  })
+
+  it('wakes at once when aborted while it sleeps', async () => {
+    const c = new AbortController()
+    const slept = WALL_CLOCK.sleep(600_000, c.signal)
+    expect(await settledAtOnce(slept)).toBe(false)
+    c.abort()
+    // The abort resolves the timer's promise; wallSleep's loop sees the signal and returns: three turns.
+    let settled = false
+    void slept.then(() => (settled = true))
+    for (let turn = 0; turn < 5 && !settled; turn++) await Promise.resolve()
+    expect(settled).toBe(true)
   })
 })

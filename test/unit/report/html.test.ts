@@ -3,8 +3,7 @@
  * record stamped 9999 or 1970 among normal ones must neither blow the page up nor squeeze the
  * deploy windows into a pixel, and normal logs draw what they always drew.
  */
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
@@ -14,8 +13,9 @@ import type {AnalysisReport} from '../../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 import {render} from '../../../src/report/formats'
 import {ROOT} from '../../helpers/cli'
+import {tempDir} from '../../helpers/temp'
 
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-html-unit-'))
+const dir = tempDir('skewscan-html-unit-')
 
 const firefox = (v: number) => `Mozilla/5.0 (X11; Linux x86_64; rv:${v}.0) Gecko/20100101 Firefox/${v}.0`
 /** An ingress-nginx line; `at` is nginx's time, `29/Nov/2026:14:00:00`. */

@@ -4,8 +4,7 @@
  * no format" (exit 2), and the open quote swallowed the next row and was reported on the wrong line.
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
@@ -14,8 +13,9 @@ import {cellsOf, CsvRecords, MAX_RECORD_LINES} from '../../../src/sources/file/c
 import {JsonItemSplitter} from '../../../src/sources/file/json-documents'
 import {MAX_LINE} from '../../../src/sources/file/lines'
 import {binaryStart} from '../../../src/sources/file/inputs'
+import {tempDir} from '../../helpers/temp'
 
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-shapes-'))
+const dir = tempDir('skewscan-shapes-')
 
 async function read(name: string, content: string | Buffer): Promise<{batches: SourceBatch[]; source: FileSource}> {
   const path = join(dir, name)

@@ -1,5 +1,4 @@
 import {mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import type {AccessEvent} from '../../../src/model/access-event'
@@ -9,8 +8,9 @@ import {JsonItemSplitter} from '../../../src/sources/file/json-documents'
 import {merge, reorder} from '../../../src/sources/order'
 import {sortedBySpilling} from '../../../src/sources/spill-sort'
 import {OrderViolation} from '../../../src/sources/errors'
+import {tempDir} from '../../helpers/temp'
 
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-src-'))
+const dir = tempDir('skewscan-src-')
 
 // The real recorded Datadog log from shared/reference/datadog.md §4 (pipeline-parsed), and its unparsed sibling.
 const PARSED = {type: 'log', id: 'AQAAAYAZdbh47dGwNwAAAABBWUFaZGJyMUFBQ0s4OEN3YmZ1UDJRQUI', attributes: {status: 'ok', timestamp: '2022-04-11T16:29:47.000Z', host: '05f9b9df-ae45-4c8b-66bf-e24c', tags: ['source:sinatra', 'env:integrations-lab'], message: '169.254.0.1 - - [11/Apr/2022:16:29:47 +0000] "GET / HTTP/1.1" 200 117 0.0027', attributes: {duration: 2700000.0, date_access: 1649694587000, http: {url_details: {path: '/'}, status_category: 'OK', url: '/', status_code: 200, version: '1.1', method: 'GET'}, network: {client: {ip: '169.254.0.1'}, bytes_written: 117}}}}

@@ -1,5 +1,4 @@
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {Readable} from 'node:stream'
 import type {AccessEvent} from '../../../src/model/access-event'
@@ -7,8 +6,9 @@ import {readLineRange} from '../../../src/sources/file/line-range'
 import {lines} from '../../../src/sources/file/lines'
 import {decodeEvents, encodeEvents, ENCODED_STRING_FIELDS, EventPacker} from '../../../src/sources/parallel/event-codec'
 import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../../src/util/session-key'
+import {tempDir} from '../../helpers/temp'
 
-const dir = mkdtempSync(join(tmpdir(), 'skewscan-parallel-unit-'))
+const dir = tempDir('skewscan-parallel-unit-')
 
 describe('event codec', () => {
   // Strings a log can hold: empty, non-ASCII, Latin-1 only, astral, lone surrogates, NUL.
