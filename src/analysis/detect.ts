@@ -410,7 +410,7 @@ export class Detector {
     const pl = app.sessions.startPageLoad(key, e.time, e.path, build, e.upstream)
     if (e.upstream) pl.shellPod = detach(e.upstream)
     if (build) pl.shellBytes = e.bytes
-    if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build}]
+    if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build, ...(pl.shellPod ? {pod: pl.shellPod} : {})}]
     if (counted) return
     app.timeline.add(e.time)
     this.traffic?.pageLoad(app.name, e.time)
@@ -465,7 +465,7 @@ export class Detector {
     }
     this.traffic?.failure(app.name, time)
     app.failures.add(
-      {time, pageLoad: pl, session: pl.session, path: detach(e.path), reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
+      {time, pageLoad: pl, session: pl.session, path: detach(e.path), status: e.status, reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
       () => this.detailOf(e),
     )
   }
@@ -487,7 +487,7 @@ export class Detector {
     app.assetBytes.set(path, e.bytes)
     app.pending.forgetBefore(e.time - this.options.horizonMs)
     app.pending.add({
-      entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
+      entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, status: e.status, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
       bytes: e.bytes, clientIp: detach(boundText(e.clientIp)), userAgent: this.keep(e.userAgent), detail: this.keepDetail ? this.detailOf(e) : undefined,
     })
   }

@@ -24,6 +24,8 @@ export class FailureStore {
   readonly pageLoads: PageLoad[] = []
   readonly sessions: string[] = []
   readonly paths: string[] = []
+  /** The status each was answered with (a fallback's 200, a 404 or 410): the report's top status codes. */
+  readonly statuses: number[] = []
   readonly reasons: FailureReason[] = []
   readonly kinds: AssetKind[] = []
   readonly phases: LoadPhase[] = []
@@ -50,6 +52,7 @@ export class FailureStore {
     this.pageLoads.push(f.pageLoad)
     this.sessions.push(f.session)
     this.paths.push(f.path)
+    this.statuses.push(f.status)
     this.reasons.push(f.reason)
     this.kinds.push(f.kind)
     this.phases.push(f.phase)
@@ -66,6 +69,7 @@ export interface FailureEntry {
   pageLoad: PageLoad
   session: string
   path: string
+  status: number
   reason: FailureReason
   kind: AssetKind
   phase: LoadPhase

@@ -10,6 +10,7 @@ import type {ResolvedDeploy, Rollout} from './deploys'
 import type {Incident} from './incidents'
 import type {AnalysisOptions} from './options'
 import {pageLoadsInWindow} from './page-load-timeline'
+import {type CountedFailure, topFailures} from './top-failures'
 import type {PageLoad} from './sessions'
 import type {TrafficHistogram} from './traffic'
 import {cmp} from '../util/compare'
@@ -141,6 +142,7 @@ export function buildReport(input: ReportInput): Outcome {
       start: iso(inc.start), end: iso(inc.end), windowSeconds: seconds(inc.end - inc.start),
       affectedUsers: t.users.size, affectedPageLoads: t.pageLoads.size, byOutcome, brokenPageLoads: byOutcome.crashed,
       pageLoads, brokenShare: share(byOutcome.crashed, pageLoads), failedRequests: t.count, byDirection: t.byDirection, byReason: t.byReason,
+      top: topFailures(inc.failures.map((f) => countedFailure(app.state, f.index))),
     }
   })
 
@@ -173,7 +175,7 @@ export function buildReport(input: ReportInput): Outcome {
       // A build is confirmed from shell responses, so it was judged serving one (unless it was a HEAD).
       firstSeen: iso(Number.isFinite(b.firstSeen) ? b.firstSeen : b.aheadFirst), lastSeen: iso(Number.isFinite(b.lastSeen) ? b.lastSeen : b.aheadLast),
       firstServed: iso(Number.isFinite(b.firstServed) ? b.firstServed : b.aheadFirst),
-      lastServed: iso(Number.isFinite(b.lastServed) ? b.lastServed : b.aheadLast), shellRequests: b.shellRequests, ...(b.pods.size > 0 ? {pods: b.pods.size} : {}),
+      lastServed: iso(Number.isFinite(b.lastServed) ? b.lastServed : b.aheadLast), shellRequests: b.shellRequests, ...(b.pods.size > 0 ? {pods: b.pods.size, podAddresses: firstPods(b.pods)} : {}),
       ...(version ? {version} : {}), versions: [...b.versions.keys()].sort(),
     }
   }))
@@ -271,6 +273,20 @@ function deployAdvice(app: AppResult, d: ResolvedDeploy, r: DeployReport): Deplo
   return [{deployId: r.id, app: r.app, ...adviseDeploy(list, {pods, windowSeconds: r.windowSeconds, raceSeconds: r.rolloutWindow?.seconds ?? null, samePod})}]
 }
 
+/** A failed request as the top lists count it: its path, status, session and the session's user agent. */
+function countedFailure(app: AppState, index: number): CountedFailure {
+  const store = app.failures
+  const session = store.sessions[index] as string
+  return {path: store.paths[index] as string, status: store.statuses[index] as number, session, userAgent: app.people.get(session)?.userAgent ?? ''}
+}
+
+/** Pods listed per build at most: a build's replicas, not every pod a long history rotated through. */
+const PODS_LISTED = 10
+
+function firstPods(pods: ReadonlySet<string>): string[] {
+  return [...pods].sort(cmp).slice(0, PODS_LISTED)
+}
+
 function cmpNames(a: AppResult, b: AppResult): number {
   return cmp(a.state.name, b.state.name)
 }
@@ -324,7 +340,7 @@ function details(apps: readonly AppResult[], traffic: TrafficHistogram | undefin
       rows.push({
         id: pl.id, app: appName(a.state.name), session: pl.session, clientIp: who?.clientIp ?? '', userAgent: who?.userAgent ?? '',
         time: iso(pl.time), path: pl.path, build: buildId(pl.build), outcome, incidentIds: [...(ids.get(pl) ?? [])].sort(byIdNumber),
-        requests: (pl.requests ?? []).map((r) => ({time: iso(r.time), path: r.path, status: r.status, bytes: r.bytes, build: buildId(r.build), reason: r.reason ?? null})),
+        requests: (pl.requests ?? []).map((r) => ({time: iso(r.time), path: r.path, status: r.status, bytes: r.bytes, build: buildId(r.build), reason: r.reason ?? null, ...(r.pod ? {pod: r.pod} : {})})),
       })
     }
   }

@@ -154,6 +154,8 @@ export interface BuildReport {
   shellRequests: number
   /** Pods (upstream addresses) that served it, when the logs name them. */
   pods?: number
+  /** Those pods' addresses, in order, at most 10 (with `pods` saying how many there were). */
+  podAddresses?: string[]
   /** The version most of its responses carried, and every version they did. */
   version?: string
   versions: string[]
@@ -221,6 +223,19 @@ export interface IncidentReport {
   failedRequests: number
   byDirection: Record<Direction, number>
   byReason: Record<FailureReason, number>
+  /** The paths, status codes and browsers (by user agent) that failed most in it, at most 5 of each. */
+  top: TopFailures
+}
+
+/** Rows per top list: what a person reads at a glance; the failed requests themselves are all in --failures. */
+export const TOP_FAILURES = 5
+
+/** What failed most among some failed requests, the most first (ties by name): failed requests, and for browsers the users. */
+export interface TopFailures {
+  paths: {path: string; failedRequests: number}[]
+  statuses: {status: number; failedRequests: number}[]
+  /** The browser's family from the user agent (`Chrome`, `Firefox`, `Safari`, `Edge`, …; `Other`; `(none)`). */
+  browsers: {browser: string; failedRequests: number; users: number}[]
 }
 
 export interface AffectedUserReport {
@@ -272,8 +287,8 @@ export interface ReportDetails {
     build: string | null
     outcome: PageLoadOutcome
     incidentIds: string[]
-    /** The shell first, then the page's requests in time order (at most 40). */
-    requests: {time: string; path: string; status: number; bytes: number; build: string | null; reason: FailureReason | null}[]
+    /** The shell first, then the page's requests in time order (at most 40); `pod`: the pod that answered, when logged. */
+    requests: {time: string; path: string; status: number; bytes: number; build: string | null; reason: FailureReason | null; pod?: string}[]
   }[]
 }
 

@@ -1,5 +1,5 @@
 import {notAccessLines} from './input-notes'
-import type {AnalysisReport, DeployReport, IncidentReport, ReportDetails} from '../model/report'
+import {type AnalysisReport, type DeployReport, type IncidentReport, type ReportDetails, TOP_FAILURES} from '../model/report'
 import {appLabel, duration, headline, pct, shortTime} from './table'
 import {plural} from '../util/plural'
 import {type AxisPart, lengthWords, type TimeAxis, timeAxis} from './time-axis'
@@ -208,18 +208,36 @@ function table(head: string[], rows: (string | number)[][], cls = ''): string {
     rows.map((r) => `<tr>${r.map((c) => `<td>${typeof c === 'number' ? c : c}</td>`).join('')}</tr>`).join('') + '</tbody></table>'
 }
 
+/**
+ * A crashed count said with what it is of: the headline's total is every page load of the input, a
+ * deploy's those that started during it (its window and margin), an incident's those that started
+ * between its first and last failure (and, for both, the affected ones that started earlier).
+ */
+export function crashedOf(crashed: number, pageLoads: number, during: 'deploy' | 'incident'): string {
+  return `${crashed} of ${plural(pageLoads, 'page load')} during the ${during}`
+}
+
+/** Under the headline: what each total of page loads on the page counts. */
+function pageLoadScopes(r: AnalysisReport): string {
+  if (r.totals.failedRequests === 0) return ''
+  const t = r.totals
+  return `<p class="muted scopes">${esc(`Crashed page loads are counted against three totals: ${t.byOutcome.crashed} of ${plural(t.pageLoads, 'page load')} in the whole input (the line above); ` +
+    'per deploy, of the page loads that started during it (its window and the deploy margin); per incident, of those that started between its first and last failure. ' +
+    'Affected page loads that started earlier (stale tabs) count in their deploy and incident too.')}</p>`
+}
+
 function deployRows(r: AnalysisReport, deploys: readonly DeployReport[]): (string | number)[][] {
   const apps = r.apps.length > 1
   return deploys.map((d) => [esc(d.id), ...(apps ? [esc(appLabel(d.app))] : []), esc(d.sources.join('+')), esc(`${shortTime(d.start)} → ${shortTime(d.end)}`), esc(duration(d.windowSeconds)),
     esc(`${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`), esc(d.rolloutWindow ? duration(d.rolloutWindow.seconds) : '-'), d.affectedUsers,
-    `${d.byOutcome.crashed} / ${d.pageLoads}`, d.byCause['stale-client'], d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(idList(d.incidentIds) || '-')])
+    esc(crashedOf(d.byOutcome.crashed, d.pageLoads, 'deploy')), d.byCause['stale-client'], d.byDirection.oldPageNewPod, d.byDirection.newPageOldPod, esc(idList(d.incidentIds) || '-')])
 }
 
 function incidentRows(r: AnalysisReport, incidents: readonly IncidentReport[]): (string | number)[][] {
   const apps = r.apps.length > 1
   return incidents.map((i) => [`<a href="#${esc(i.id)}">${esc(i.id)}</a>`, `<span class="kind ${esc(i.cause)}">${esc(i.cause)}</span>`, esc(i.deployId ?? '-'),
     ...(apps ? [esc(appLabel(i.app))] : []), esc(`${shortTime(i.start)} → ${shortTime(i.end)}`), esc(duration(i.windowSeconds)), i.affectedUsers,
-    `${i.byOutcome.crashed} / ${i.pageLoads}`, esc(pct(i.brokenShare)), i.byOutcome.lazyChunkFailed, i.byOutcome.unstyled, i.failedRequests,
+    esc(crashedOf(i.byOutcome.crashed, i.pageLoads, 'incident')), esc(pct(i.brokenShare)), i.byOutcome.lazyChunkFailed, i.byOutcome.unstyled, i.failedRequests,
     `${i.byDirection.oldPageNewPod} / ${i.byDirection.newPageOldPod} / ${i.byDirection.unknown}`,
     `${i.byReason.fallback} / ${i.byReason.missing} / ${i.byReason.contentType}`])
 }
@@ -234,10 +252,10 @@ function waterfall(pl: BrokenPageLoad): string {
     const off = t(q.time) - t0
     const left = Math.min(97, (off / span) * 100)
     return `<tr class="${q.reason ? 'failed' : ''}"><td class="num">+${(off / 1000).toFixed(off % 1000 === 0 ? 0 : 3)} s</td><td class="path">${esc(q.path)}</td>` +
-      `<td class="num">${q.status}</td><td class="num">${q.bytes}</td><td>${esc(q.build ?? '?')}</td><td>${esc(q.reason ?? '')}</td>` +
+      `<td class="num">${q.status}</td><td class="num">${q.bytes}</td><td>${esc(q.build ?? '?')}</td><td>${q.pod ? `<code>${esc(q.pod)}</code>` : '-'}</td><td>${esc(q.reason ?? '')}</td>` +
       `<td class="lane"><span class="bar" style="margin-left:${left.toFixed(1)}%"></span></td></tr>`
   })
-  return `<table class="waterfall"><thead><tr><th>at</th><th>path</th><th>status</th><th>bytes</th><th>answered by</th><th>broke</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+  return `<table class="waterfall"><thead><tr><th>at</th><th>path</th><th>status</th><th>bytes</th><th>answered by</th><th>pod</th><th>broke</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
 /** Sessions shown per incident, and page loads per session: the rest are in --format ndjson or csv, every failed request. */
@@ -262,6 +280,7 @@ function incidentSessions(inc: IncidentReport, pls: readonly BrokenPageLoad[]): 
       more(loads, () => moreLine(loads.more, 'affected page load', 'of this session', '--format ndjson or csv')) + '</details>'
   })
   return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.cause)}">${esc(inc.cause)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${plural(inc.affectedUsers, 'user')}</h3>` +
+    `<p>${esc(`${plural(inc.failedRequests, 'failed request')}; crashed: ${crashedOf(inc.byOutcome.crashed, inc.pageLoads, 'incident')}.`)}</p>` + topHtml(inc) +
     (items.length > 0 ? items.join('\n') + more(shown, () => moreLine(shown.more, 'session', 'in this incident', '--format ndjson or csv')) : '<p class="muted">Run with --format html to keep the page loads of affected sessions.</p>') + '</section>'
 }
 
@@ -310,7 +329,7 @@ svg .base{stroke:#c5cad3} svg .incident-mark{fill:#d2452f} svg .incident-mark.st
 svg .build{stroke:#2f9d57;stroke-width:5;stroke-linecap:round} svg .share.first{fill:#d2452f} svg .share.later{fill:#2f9d57}
 details.session{border:1px solid #e3e6eb;border-radius:4px;margin:4px 0;padding:4px 8px;background:#fff} details.session summary{cursor:pointer}
 table.waterfall tr.failed td{background:#fff0ee} td.lane{width:180px;padding:3px 4px} .bar{display:inline-block;width:6px;height:8px;background:#6d7a91;border-radius:2px}
-tr.failed .bar{background:#d2452f} dl.legend dt{font-weight:600;margin-top:6px} dl.legend dd{margin:0 0 0 16px} p.note{margin:2px 0 2px 16px}
+tr.failed .bar{background:#d2452f} section.top{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start} section.top p{flex-basis:100%;margin:0} dl.legend dt{font-weight:600;margin-top:6px} dl.legend dd{margin:0 0 0 16px} p.note{margin:2px 0 2px 16px}
 `
 
 /** One self-contained page: no scripts, no external fetches; a CSP forbids both in case anything slipped through. */
@@ -335,20 +354,21 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     '<h1>skewscan report</h1>',
     `<p class="muted">Generated ${esc(opts.generatedAt.toISOString())} by skewscan ${esc(opts.version)} · input ${esc(i.first ? shortTime(i.first) : '-')} → ${esc(i.last ? shortTime(i.last) : '-')} · ${plural(i.records, 'record')}, ${i.skipped.total} skipped${notAccessLines(i) > 0 ? ` (${notAccessLines(i)} of them no request: error log lines, notices)` : ''}</p>`,
     `<p class="answer${ok ? ' ok' : ''}">${esc(headline(r))}</p>`,
+    pageLoadScopes(r),
     '<h2>Timeline</h2>',
     '<p class="muted">Grey: requests per interval. Red: failed asset requests. Blue bands: deploy windows. Marks below: incidents (red rollout, orange stale clients). Green lines: when each build\'s shell was served.</p>',
     timelines || '<p class="muted">No traffic.</p>',
     '<h2>Deploys</h2>',
-    r.deploys.length > 0 ? table(['Deploy', ...(apps ? ['App'] : []), 'Source', 'Window (UTC)', 'Length', 'Builds', 'Rollout race', 'Users', 'Crashed / page loads', 'Stale-tab failures', 'Forward', 'Backward', 'Incidents'], deployRows(r, deploys.shown)) +
+    r.deploys.length > 0 ? table(['Deploy', ...(apps ? ['App'] : []), 'Source', 'Window (UTC)', 'Length', 'Builds', 'Rollout race', 'Users', 'Crashed', 'Stale-tab failures', 'Forward', 'Backward', 'Incidents'], deployRows(r, deploys.shown)) +
       more(deploys, () => moreLine(deploys.more, 'deploy', `with at most ${plural(deploys.firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`)) : '<p class="muted">No deploys seen.</p>',
     ...adviceHtml(r),
     '<h2>Incidents</h2>',
-    r.incidents.length > 0 ? table(['Incident', 'Cause', 'Deploy', ...(apps ? ['App'] : []), 'Window (UTC)', 'Length', 'Users', 'Crashed / page loads', 'Share', 'Lazy chunk', 'Unstyled', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r, incidents.shown)) +
+    r.incidents.length > 0 ? table(['Incident', 'Cause', 'Deploy', ...(apps ? ['App'] : []), 'Window (UTC)', 'Length', 'Users', 'Crashed', 'Share', 'Lazy chunk', 'Unstyled', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r, incidents.shown)) +
       more(incidents, () => moreLine(incidents.more, 'incident', `with at most ${plural(incidents.firstLeftOut?.affectedUsers ?? 0, 'user')} each`)) : '<p class="muted">No incidents.</p>',
     // The sessions of the incidents listed (the others' failed requests are all in --format ndjson or csv).
     ...incidents.shown.map((inc) => incidentSessions(inc, byIncident.get(inc.id) ?? [])),
     '<h2>Builds</h2>',
-    table(['Build', ...(apps ? ['App'] : []), 'Entry', 'Shell bytes', 'First served', 'Last served', 'Pods', 'Shell requests', 'Version'], builds.shown.map((b) => [esc(b.id), ...(apps ? [esc(appLabel(b.app))] : []), esc(b.entry ?? '-'), esc(b.shellLengths.join(', ')), esc(shortTime(b.firstServed)), esc(shortTime(b.lastServed)), b.pods ?? '-', b.shellRequests, esc(b.versions.join(', ') || '-')])) +
+    table(['Build', ...(apps ? ['App'] : []), 'Entry', 'Shell bytes', 'First served', 'Last served', 'Pods', 'Shell requests', 'Version'], builds.shown.map((b) => [esc(b.id), ...(apps ? [esc(appLabel(b.app))] : []), esc(b.entry ?? '-'), esc(b.shellLengths.join(', ')), esc(shortTime(b.firstServed)), esc(shortTime(b.lastServed)), podsCell(b), b.shellRequests, esc(b.versions.join(', ') || '-')])) +
       more(builds, () => moreLine(builds.more, 'build', `with at most ${plural(builds.firstLeftOut?.shellRequests ?? 0, 'shell')} each`)),
     '<h2>Input</h2>',
     table(['Source', 'Format', 'Records', 'Skipped'], sources.shown.map((s) => [esc(s.file), esc(s.format), s.records, s.skipped])) + more(sources, () => moreLine(sources.more, 'source')),
@@ -371,6 +391,25 @@ function adviceHtml(r: AnalysisReport): string[] {
     ...a.deploys.map((d) => `<h3>${esc(d.title)}</h3>` + table(ADVICE_HEAD, d.rows.map((x) => x.map((c) => esc(c))), 'advice') +
       [...d.notes, ...d.unknown].map((n) => `<p class="note">${esc(n)}</p>`).join('')),
     a.more ? `<p class="muted more">${esc(a.more)}</p>` : '', `<p class="muted">${esc(ADVICE_LEGEND)}</p>`]
+}
+
+/** A build's pods: how many, and their addresses (at most the ten the report keeps, then how many more). */
+function podsCell(b: AnalysisReport['builds'][number]): string {
+  if (b.pods === undefined) return '-'
+  const list = b.podAddresses ?? []
+  const rest = b.pods - list.length
+  return `${b.pods}${list.length > 0 ? `: ${list.map((p) => `<code>${esc(p)}</code>`).join(' ')}${rest > 0 ? esc(` and ${rest} more`) : ''}` : ''}`
+}
+
+/** What failed most in an incident: its top paths, status codes and browsers, side by side. */
+function topHtml(inc: IncidentReport): string {
+  const {paths, statuses, browsers} = inc.top
+  if (paths.length === 0) return ''
+  return '<section class="top">' +
+    table(['Failing path', 'Failed'], paths.map((p) => [`<code>${esc(p.path)}</code>`, p.failedRequests]), 'top') +
+    table(['Status', 'Failed'], statuses.map((x) => [x.status, x.failedRequests]), 'top') +
+    table(['Browser', 'Failed', 'Users'], browsers.map((x) => [esc(x.browser), x.failedRequests, x.users]), 'top') +
+    `<p class="muted">${esc(`Of its ${plural(inc.failedRequests, 'failed request')}: the paths, status codes and browsers (by user agent) that failed most, at most ${TOP_FAILURES} of each; every one is in --format ndjson or csv.`)}</p></section>`
 }
 
 /** A whole page: inline styles only, and a CSP that forbids scripts and fetches. */

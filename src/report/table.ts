@@ -1,5 +1,5 @@
 import type {AnalysisReport, AppReport, DeployReport, IncidentReport} from '../model/report'
-import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
+import {ADVICE_HEAD, ADVICE_LEGEND, adviceText, bestFix} from './advice'
 import {type Column, fitTable} from './fit-table'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {terminalSafe} from './sanitize'
@@ -27,7 +27,7 @@ export {plural}
 /** The app's name as a person reads it. */
 export const appLabel = (app: string | null): string => app ?? '(unnamed)'
 
-/** The answer in one sentence: who was hurt and how, for how long, by which deploy. */
+/** The answer: who was hurt and how, for how long, by which deploy; then the fix that would have prevented the most of it. */
 export function headline(r: AnalysisReport): string {
   const t = r.totals
   if (r.input.records === 0) return 'No records in the input: nothing to analyse.'
@@ -53,7 +53,8 @@ export function headline(r: AnalysisReport): string {
   }
   const unattributed = t.byCause.unattributed
   if (unattributed > 0) parts.push(`${plural(unattributed, 'failed request')} could not be tied to a deploy`)
-  return `${parts.join('; ')}.`
+  const fix = bestFix(r)
+  return `${parts.join('; ')}.${fix ? ` Best fix: ${fix}.` : ''}`
 }
 
 const builds = (d: DeployReport): string => `${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`

@@ -18,9 +18,11 @@ describe('table report', () => {
     [rr3, two] = [await capture('rr-3'), await capture('two-deploys')]
   })
 
-  it('answers in one sentence: who, how their page loads broke, the longest race and its deploy, stale tabs', () => {
+  it('answers in one sentence: who, how their page loads broke, the longest race and its deploy, stale tabs; then the best fix', () => {
     expect(headline(rr3)).toBe('16 users hit failed assets: 11 page loads of 90 crashed, 6 lost a route to a lazy chunk, 1 loaded unstyled; ' +
-      'the longest rollout race lasted 5.8 s, in deploy D1 (B1 → B2) from 2026-11-30 07:18:31.937Z; 5 users on stale tabs failed after their build was retired.')
+      'the longest rollout race lasted 5.8 s, in deploy D1 (B1 → B2) from 2026-11-30 07:18:31.937Z; 5 users on stale tabs failed after their build was retired. ' +
+      // The advice's best fix, with the figures of its overall line.
+      'Best fix: version-pinning, which would have prevented 28 of the 33 failed requests of 1 deploy.')
   })
 
   it('says plainly when nothing broke', () => {
