@@ -37,9 +37,13 @@ export function spec(mode: PullMode, over: Partial<PullSpec> = {}): PullSpec {
   }
 }
 
+/**
+ * A test's pull settings. Requests time out after 10 s, which a busy machine never reaches: a test
+ * of a slow answer sets its own short timeout (a request count or a retry never depends on the load).
+ */
 export function tuning(over: Partial<PullTuning> = {}): PullTuning {
   return {
-    concurrency: 3, sliceEvents: 150, maxSliceMs: 3_600_000, timeoutMs: 400,
+    concurrency: 3, sliceEvents: 150, maxSliceMs: 3_600_000, timeoutMs: 10_000,
     retry: {maxAttempts: 6, baseDelayMs: 5, maxDelayMs: 40, maxElapsedMs: 10_000}, ...over,
   }
 }

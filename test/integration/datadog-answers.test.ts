@@ -28,6 +28,8 @@ afterAll(async () => {
 })
 
 const fastRetry = {maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 4, maxElapsedMs: 10_000}
+/** No fault here is a slow answer: requests get a timeout a busy machine never reaches, so a retry or a request count never depends on the load. */
+const patient = {timeoutMs: 60_000}
 const failure = (p: Promise<unknown>): Promise<Error | undefined> => p.then(() => undefined, (e: unknown) => e as Error)
 
 describe('a 2xx search answer without a data list is a failed request, not the last page', () => {
@@ -36,7 +38,7 @@ describe('a 2xx search answer without a data list is a failed request, not the l
   it.each(bodies)('%s for good: retried, then exit-3 material saying how far the pull got', async (body) => {
     const server = await fake()
     server.inject({endpoint: 'logs-search', fault: faults.okWithout(body), after: 2, times: Infinity})
-    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {concurrency: 1, retry: fastRetry}}))
+    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {...patient, concurrency: 1, retry: fastRetry}}))
     expect(error).toBeInstanceOf(SourceError)
     expect(error?.message).toMatch(/search failed \(a 2xx answer without a data list; gave up after 3 attempts\)/)
     expect(error?.message).toMatch(/Got this far: \d+ of \d+ slices done, \d+ events pulled, \d+ requests made/)
@@ -48,7 +50,7 @@ describe('a 2xx search answer without a data list is a failed request, not the l
   it('once: retried, and the report is the file\'s', async () => {
     const server = await fake()
     server.inject({endpoint: 'logs-search', fault: faults.okWithout('{"data":null}'), after: 2})
-    const live = await liveAnalyze(server, {mode: 'narrowed', tuning: {retry: fastRetry}})
+    const live = await liveAnalyze(server, {mode: 'narrowed', tuning: {...patient, retry: fastRetry}})
     expect(withoutInput(live.report)).toEqual(withoutInput(await fileAnalyze('two-deploys', 'dd-events.ndjson')))
     expect(live.report.input.datadog?.requests.retries).toBe(1)
     expect(live.notices.join('\n')).toMatch(/without a data list; retrying/)
@@ -61,7 +63,7 @@ describe('a gzip bomb from the API URL', () => {
   it('a search answer that inflates past the cap fails at once, naming the cap, not retried', async () => {
     const server = await fake()
     server.inject({endpoint: 'logs-search', fault: faults.gzipBomb(128 * MiB), after: 2})
-    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {concurrency: 1, retry: fastRetry, maxAnswerBytes: MiB}}))
+    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {...patient, concurrency: 1, retry: fastRetry, maxAnswerBytes: MiB}}))
     expect(error).toBeInstanceOf(SourceError)
     expect(error?.message).toMatch(/search failed \(the answer grew past 1 MiB \(the most one answer may take, once inflated\) is not transient: not retried\)/)
     expect(error?.message).toMatch(/Got this far:/)
@@ -71,7 +73,7 @@ describe('a gzip bomb from the API URL', () => {
   it('an aggregate answer that inflates past the cap ends the run too, rather than a fallback that asks the same server', async () => {
     const server = await fake()
     server.inject({endpoint: 'logs-aggregate', fault: faults.gzipBomb(128 * MiB)})
-    const error = await failure(liveAnalyze(server, {tuning: {retry: fastRetry, maxAnswerBytes: MiB}}))
+    const error = await failure(liveAnalyze(server, {tuning: {...patient, retry: fastRetry, maxAnswerBytes: MiB}}))
     expect(error).toBeInstanceOf(DatadogRequestError)
     expect(error?.message).toMatch(/aggregate failed \(the answer grew past 1 MiB/)
     expect(server.requestsTo('logs-search')).toHaveLength(0)
@@ -83,7 +85,7 @@ describe('a cursor that never moves stops its slice after a few pages', () => {
     const server = await fake()
     // Twenty stuck pages, then the server would move on: today's code follows them all and ends well.
     server.inject({endpoint: 'logs-search', fault: faults.stuckCursor(), withCursor: true, times: 20})
-    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {concurrency: 1, retry: fastRetry}}))
+    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {...patient, concurrency: 1, retry: fastRetry}}))
     expect(error).toBeInstanceOf(SourceError)
     expect(error?.message).toMatch(/page cursor stopped moving in the slice 2026-11-29T\d\d:\d\d:\d\d\.\d{3}Z\.\.2026-11-29T\d\d:\d\d:\d\d\.\d{3}Z \(query .*service:ingress-nginx.*\): 3 pages in a row sent back the cursor they were asked with; stopping/)
     expect(error?.message).toMatch(/Got this far:/)
@@ -95,7 +97,7 @@ describe('a cursor that never moves stops its slice after a few pages', () => {
     const server = await fake()
     // Each page starts a page back: the same events again, under a cursor never seen before.
     server.inject({endpoint: 'logs-search', fault: faults.overlap(50), withCursor: true, times: 20})
-    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {concurrency: 1, retry: fastRetry}}))
+    const error = await failure(liveAnalyze(server, {mode: 'narrowed', tuning: {...patient, concurrency: 1, retry: fastRetry}}))
     expect(error?.message).toMatch(/page cursor stopped moving in the slice .*: 3 pages in a row held only events already pulled; stopping/)
     expect(server.requestsTo('logs-search')).toHaveLength(4)
   })
@@ -106,7 +108,7 @@ describe('pages that overlap are read once, however far back they reach', () => 
     const server = await fake()
     // Each of these pages starts 40 events back (minutes of this fixture's traffic).
     server.inject({endpoint: 'logs-search', fault: faults.overlap(40), withCursor: true, after: 1, times: 4})
-    const live = await liveAnalyze(server, {mode: 'narrowed', tuning: {concurrency: 1}})
+    const live = await liveAnalyze(server, {mode: 'narrowed', tuning: {...patient, concurrency: 1}})
     expect(withoutInput(live.report)).toEqual(withoutInput(await fileAnalyze('two-deploys', 'dd-events.ndjson')))
     const ids = sortById(live.items.map((p) => p.item))
     expect(ids).toEqual(expectedIds(server, live.plan))
@@ -121,7 +123,7 @@ describe('--spool continues only the pull it holds', () => {
   async function failedSpool(server: FakeDatadog): Promise<string> {
     const spool = join(mkdtempSync(join(tmp, 'skewscan-spool-')), 'pull')
     server.inject({endpoint: 'logs-search', fault: faults.status(500), after: 10, times: Infinity})
-    await expect(liveAnalyze(server, {mode: 'narrowed', spool, tuning: {concurrency: 1, retry: {maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, maxElapsedMs: 10_000}}})).rejects.toThrow(/[1-9]\d* events? pulled so far (is|are) kept in .*run the same command again/)
+    await expect(liveAnalyze(server, {mode: 'narrowed', spool, tuning: {...patient, concurrency: 1, retry: {maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, maxElapsedMs: 10_000}}})).rejects.toThrow(/[1-9]\d* events? pulled so far (is|are) kept in .*run the same command again/)
     server.clearFaults()
     return spool
   }

@@ -142,7 +142,8 @@ describe('faults on the wire: retried, and the report and events unchanged', () 
     for (const mode of ['windows', 'narrowed'] as const) {
       const server = await fake('two-deploys')
       server.inject({endpoint: 'logs-search', fault, ...when})
-      const live = await liveAnalyze(server, {mode})
+      // A slow answer is one past the timeout: 400 ms here, against the 1.2 s the server takes.
+      const live = await liveAnalyze(server, {mode, ...(fault.kind === 'slow' ? {tuning: {timeoutMs: 400}} : {})})
       expect(withoutInput(live.report)).toEqual(withoutInput(await fileReport('two-deploys')))
       const ids = sortById(live.items.map((p) => p.item))
       expect(ids).toEqual(expectedIds(server, live.plan))

@@ -20,6 +20,7 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {analyze} from '../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
+import {topFailures} from '../../src/analysis/top-failures'
 import type {AnalysisReport, DeployReport, DeploySource} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import type {Truth, TruthDeploy} from '../../scripts/fixture-generator'
@@ -88,7 +89,9 @@ function expected(t: Truth, c: Case) {
       service: d.service, version: c.deploys === 'kubectl-events.json' || d.restart ? d.toReplicaSet : d.version, pageLoads: d.pageLoads,
     }),
     unmatchedDeploys: [],
-    incidents: t.incidents.map((i) => ({...i, app: app(i.app), deployId: renumber(t, declared, i.deployId)})),
+    // What failed most in each incident, counted from the truth's own failed requests of it.
+    incidents: t.incidents.map((i) => ({...i, app: app(i.app), deployId: renumber(t, declared, i.deployId),
+      top: topFailures(t.failures.filter((f) => f.incidentId === i.id))})),
     affectedUsers: sortUsers(t.affectedUsers.map((u) => ({...u, app: app(u.app)}))),
     nonUser: t.nonUser,
     orphans: t.orphans,

@@ -4,8 +4,7 @@
  * crashed count said against what it counts, the pods that served each build's shells, and the
  * top failing paths, status codes and browsers of each incident; log text stays text.
  */
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
@@ -13,6 +12,7 @@ import {analyze} from '../../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import type {AnalysisReport} from '../../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
+import {tempDir} from '../../helpers/temp'
 import {render} from '../../../src/report/formats'
 import {esc} from '../../../src/report/html'
 import {ROOT} from '../../helpers/cli'
@@ -163,8 +163,9 @@ describe('HTML report figures (missing-404 fixture)', () => {
 })
 
 describe('HTML report with hostile log text', () => {
+  const dir = tempDir('skewscan-html-figures-')
+
   it('escapes a path and a user agent with <script> and quotes in the top lists, the waterfall and the pods', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skewscan-html-figures-'))
     const UA = `Mozilla/5.0 (X11; Linux x86_64; rv:123.0) Gecko/20100101 Firefox/123.0 <script>alert('ua')</script><img src=x onerror='1'>`
     // The query string never reaches the report (paths are kept without it): the payload is in the path.
     const PATH = `/_build/'><script>alert('p')</script>.js`
