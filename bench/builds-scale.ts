@@ -5,16 +5,7 @@
  * 10 is linear, 100 quadratic). Run alone: `npm run build && npx ts-node --transpile-only bench/builds-scale.ts`.
  * Prints its table; no assertion.
  */
-import {manyBuilds, measure, median, REPEAT, RUN} from './log-files'
+import {analyzeEach, manyBuilds} from './log-files'
 
-const wall = (file: string): number => measure(process.execPath, [RUN, 'analyze', '--json', file]).wall
-const small = manyBuilds('builds-5900.log', 5900)
-const large = manyBuilds('builds-59000.log', 59_000)
-const s: number[] = []
-const l: number[] = []
-for (let i = 0; i < REPEAT; i++) {
-  s.push(wall(small))
-  l.push(wall(large))
-}
-const [a, b] = [median(s), median(l)]
+const [a, b] = analyzeEach([manyBuilds('builds-5900.log', 5900), manyBuilds('builds-59000.log', 59_000)]).map((m) => m.wall) as [number, number]
 console.log(`| analyze --json, 5,900 builds: ${a.toFixed(2)} s | 59,000 builds: ${b.toFixed(2)} s | x${(b / a).toFixed(1)} (10 is linear) |`)

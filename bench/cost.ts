@@ -10,7 +10,7 @@
 import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import type {AnalysisReport} from '../src/model/report'
-import {CHROME, logFile, manyBuilds, measure, median, nginx, REPEAT, RUN, T0} from './log-files'
+import {CHROME, interleaved, logFile, manyBuilds, measure, median, nginx, REPEAT, RUN, T0} from './log-files'
 
 /* The renderers of the build measured (BENCH_BIN: another build's bin/run.js, such as a copy of the
  * tree built elsewhere, which no test run rebuilds under the benchmark). */
@@ -41,13 +41,6 @@ function agents(file: string, browsers: number, uaBytes: number): string {
 }
 
 type Measure = ReturnType<typeof measure>
-
-/** Commands run in turn, `REPEAT` times: the median wall time and peak RSS of each (see run.ts interleaved). */
-function interleaved(commands: [string, string[]][]): {wall: number; rssMB: number; stdout: string}[] {
-  const runs: Measure[][] = commands.map(() => [])
-  for (let i = 0; i < REPEAT; i++) commands.forEach(([cmd, args], k) => runs[k]?.push(measure(cmd, args)))
-  return runs.map((rs) => ({wall: median(rs.map((r) => r.wall)), rssMB: median(rs.map((r) => r.rssMB)), stdout: rs[0]?.stdout ?? ''}))
-}
 
 /** The median time of rendering a report, in this process (warmed up by the first runs). */
 function renderTime(render: () => string, times = 7): {ms: number; chars: number} {

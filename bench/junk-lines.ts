@@ -7,7 +7,9 @@
  * (the same 48 MB of good lines: 480,000 of them). Run alone:
  * `npm run build && npx ts-node --transpile-only bench/junk-lines.ts`. Prints its table; no assertion.
  */
-import {CHROME, logFile, measure, median, nginx, REPEAT, RUN, T0} from './log-files'
+import {analyzeEach, CHROME, logFile, nginx, T0} from './log-files'
+
+type Measure = {wall: number; rssMB: number}
 
 /** 100 good lines, then `junk` lines of one byte each. */
 const junkFile = (junk: number): string =>
@@ -16,13 +18,7 @@ const junkFile = (junk: number): string =>
 /** `n` good `combined` lines, a browser every second. */
 const goodFile = (n: number): string => logFile(`good-${n}.log`, n, (i) => nginx(`10.0.${(i >> 8) & 255}.${i & 255}`, T0 + i * 1000, '/', 1832, CHROME))
 
-const run = (file: string): {wall: number; rssMB: number} => measure(process.execPath, [RUN, 'analyze', '--json', file])
-
-const files = {tenth: junkFile(2_400_000), full: junkFile(24_000_000), good: goodFile(480_000)}
-const runs: Record<keyof typeof files, {wall: number; rssMB: number}[]> = {tenth: [], full: [], good: []}
-for (let i = 0; i < REPEAT; i++) for (const k of ['tenth', 'full', 'good'] as const) runs[k].push(run(files[k]))
-const m = (k: keyof typeof files): {wall: number; rssMB: number} => ({wall: median(runs[k].map((r) => r.wall)), rssMB: median(runs[k].map((r) => r.rssMB))})
-const [tenth, full, good] = [m('tenth'), m('full'), m('good')]
+const [tenth, full, good] = analyzeEach([junkFile(2_400_000), junkFile(24_000_000), goodFile(480_000)]) as [Measure, Measure, Measure]
 console.log('| input | wall | peak RSS |')
 console.log('| --- | ---: | ---: |')
 console.log(`| 2.4M junk lines (4.8 MB) | ${tenth.wall.toFixed(2)} s | ${tenth.rssMB.toFixed(0)} MB |`)

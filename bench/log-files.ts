@@ -61,3 +61,13 @@ export function measure(cmd: string, args: string[]): {wall: number; rssMB: numb
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.slice(-500)}`)
   return {wall, rssMB: Number(r.stderr.trim().split('\n').at(-1)) / 1024, stdout: r.stdout}
 }
+
+/** Commands run in turn (a, b, a, b, ...), `REPEAT` times: the median wall time and peak RSS of each, and the first run's stdout. */
+export function interleaved(commands: [string, string[]][]): {wall: number; rssMB: number; stdout: string}[] {
+  const runs: ReturnType<typeof measure>[][] = commands.map(() => [])
+  for (let i = 0; i < REPEAT; i++) commands.forEach(([cmd, args], k) => runs[k]?.push(measure(cmd, args)))
+  return runs.map((rs) => ({wall: median(rs.map((r) => r.wall)), rssMB: median(rs.map((r) => r.rssMB)), stdout: rs[0]?.stdout ?? ''}))
+}
+
+/** `analyze --json` of each file, in turn (see interleaved). */
+export const analyzeEach = (files: string[]): {wall: number; rssMB: number}[] => interleaved(files.map((f) => [process.execPath, [RUN, 'analyze', '--json', f]]))

@@ -5,7 +5,7 @@
  * paths and for shells. Run alone: `npm run build && npx ts-node --transpile-only bench/many-hosts.ts`.
  * Prints its table; no assertion (timing goals live here, never in tests).
  */
-import {logFile, measure, median, nginx, REPEAT, RUN, T0} from './log-files'
+import {analyzeEach, logFile, nginx, T0} from './log-files'
 
 /** `hosts` distinct `$host` prefixes ("vcombined"), one request each, a few per second: junk paths (404) or the shell (200). */
 function hostsFile(hosts: number, kind: 'junk' | 'shell'): string {
@@ -17,18 +17,7 @@ function hostsFile(hosts: number, kind: 'junk' | 'shell'): string {
   })
 }
 
-/** Peak RSS (MB) of one `analyze --json` over `file`. */
-const peakMB = (file: string): number => measure(process.execPath, [RUN, 'analyze', '--json', file]).rssMB
-
 for (const kind of ['junk', 'shell'] as const) {
-  const small = hostsFile(10_000, kind)
-  const large = hostsFile(100_000, kind)
-  const s: number[] = []
-  const l: number[] = []
-  for (let i = 0; i < REPEAT; i++) {
-    s.push(peakMB(small))
-    l.push(peakMB(large))
-  }
-  const [a, b] = [median(s), median(l)]
+  const [a, b] = analyzeEach([hostsFile(10_000, kind), hostsFile(100_000, kind)]).map((m) => m.rssMB) as [number, number]
   console.log(`| ${kind === 'junk' ? 'junk paths (404)' : 'the shell (200)'} | 10,000 hosts: ${a.toFixed(0)} MB | 100,000 hosts: ${b.toFixed(0)} MB | x${(b / a).toFixed(2)} |`)
 }
