@@ -2,8 +2,6 @@ import type {Cursor} from './stderr'
 import type {PullProgress} from '../sources/datadog/puller'
 import {pluralCount} from '../util/plural'
 
-export {pullSummaryLine} from '../report/pull-summary'
-
 export type PullStatus = PullProgress & {phase: 'planning' | 'pulling'}
 
 /** One status line: slices, pages, events, the rate-limit budget left and the time left. */

@@ -16,10 +16,10 @@ const CURSOR: Record<Cursor, string> = {
 
 /** Writes `text` (one or more lines) and a line break to stderr, terminal-safe, after `cursor`'s moves. */
 export function writeStderr(text: string, cursor?: Cursor): void {
-  process.stderr.write(`${cursor ? CURSOR[cursor] : ''}${terminalSafeLines(text)}\n`)
+  process.stderr.write(`${stderrText(text, cursor)}\n`)
 }
 
-/** What `writeStderr` writes, for tests of callers that collect their lines. */
+/** What `writeStderr` writes (without its line break), for tests of callers that collect their lines. */
 export function stderrText(text: string, cursor?: Cursor): string {
   return `${cursor ? CURSOR[cursor] : ''}${terminalSafeLines(text)}`
 }

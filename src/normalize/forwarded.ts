@@ -37,7 +37,7 @@ export function splitHops(list: string): string[] {
 }
 
 /** The addresses among hops, in order. */
-export function hopAddresses(hops: readonly string[]): string[] {
+function hopAddresses(hops: readonly string[]): string[] {
   const out: string[] = []
   for (const h of hops) {
     const a = hopAddress(h)
@@ -47,7 +47,7 @@ export function hopAddresses(hops: readonly string[]): string[] {
 }
 
 /** Filebeat's isPrivate: IPv4 10/8, 192.168/16, 172.16/12, 127/8; anything else (IPv6) is not. */
-export function isPrivateIpv4(x: string): boolean {
+function isPrivateIpv4(x: string): boolean {
   const m = /^(\d{1,3})\.(\d{1,3})\./.exec(x)
   if (!m) return false
   const a = Number(m[1])

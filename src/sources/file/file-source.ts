@@ -165,11 +165,11 @@ export class FileSource implements RecordSource {
     for await (const batch of batches) {
       this.stats.records += batch.events.length + batch.rejections.length
       this.stats.skipped += batch.rejections.length
-      // The first rejections of each reason are listed, in line order: the first foreign one is among them.
+      // Ranges come in file order and list the first rejections of each reason in line order: the first foreign one is among them.
       for (const r of batch.rejections) {
         if (!this.isForeign(r.reason)) continue
         this.foreign++
-        if (this.firstForeign === undefined || r.location.line < this.firstForeign.line) this.firstForeign = {line: r.location.line, ...(r.detail === undefined ? {} : {detail: r.detail})}
+        this.firstForeign ??= {line: r.location.line, ...(r.detail === undefined ? {} : {detail: r.detail})}
       }
       for (const [reason, n] of Object.entries(batch.unlisted ?? {}) as [Rejection['reason'], number][]) {
         this.stats.records += n

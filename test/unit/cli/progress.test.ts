@@ -1,4 +1,5 @@
-import {ProgressLine, pullSummaryLine, readHooks, renderProgress, renderReadProgress} from '../../../src/cli/progress'
+import {ProgressLine, readHooks, renderProgress, renderReadProgress} from '../../../src/cli/progress'
+import {pullSummaryLine} from '../../../src/report/pull-summary'
 import {stderrText} from '../../../src/cli/stderr'
 
 const status = {phase: 'pulling' as const, slicesDone: 3, slicesTotal: 8, pages: 12, events: 11482, requests: 17, retries: 2, budget: {name: 'logs', limit: 300, remaining: 283, resetInSeconds: 2460}, etaSeconds: 130}
