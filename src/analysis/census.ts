@@ -1,7 +1,6 @@
 import type {AppState} from './apps'
 import type {PageCensus} from '../model/page-census'
 
-export type {AppCensus, PageCensus} from '../model/page-census'
 
 /** One bucket's counted shells of one length and app, as the look-ahead stage learns them. */
 export interface CountedShells {

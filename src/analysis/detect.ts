@@ -4,15 +4,28 @@ import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
 import {appOf, AppState, type CountedApp, NonUserTally} from './apps'
-import {type CountedShells, countedShells, inCountedBucket, type PageCensus} from './census'
+import {type CountedShells, countedShells, inCountedBucket} from './census'
+import type {PageCensus} from '../model/page-census'
+import {EXAMPLES_PER_REASON} from '../model/rejection'
 import {assetMatcher} from './asset-patterns'
 import type {Build} from './builds'
 import {type AnalysisOptions, MAX_FULL_APPS} from './options'
-import {AgentClassifier, type AgentKind, assetKind, isDocumentPath, isSourceMap} from './request-kinds'
+import {assetKind, isDocumentPath, isSourceMap} from './request-kinds'
+import {AgentClassifier, type AgentKind} from '../util/agent-kind'
 import type {FailureDetail} from './failures'
 import {MAX_PAGE_REQUESTS, type PageLoad, refererPath} from './sessions'
 import {TrafficHistogram} from './traffic'
 import {cmp} from '../util/compare'
+
+/** Apps kept as counts at most; the requests of further ones are counted together. */
+const MAX_COUNTED_APPS = 100_000
+
+/** Requests of apps beyond the limit of apps analysed in full (options.maxApps). */
+export interface AppLimit {
+  requests: number
+  /** The first few, for the skipped-records summary. */
+  examples: DuplicateExample[]
+}
 
 /**
  * The streaming pass. Feed it events in non-decreasing time order (`push`), then `drain`. Each
@@ -28,16 +41,6 @@ import {cmp} from '../util/compare'
  * fixed order of their content: logs with 1-second timestamps give no order within a second, and
  * the answer must not depend on the input's order.
  */
-/** Apps kept as counts at most; the requests of further ones are counted together. */
-const MAX_COUNTED_APPS = 100_000
-
-/** Requests of apps beyond the limit of apps analysed in full (options.maxApps). */
-export interface AppLimit {
-  requests: number
-  /** The first few, for the skipped-records summary. */
-  examples: DuplicateExample[]
-}
-
 export class Detector {
   /** Apps analysed in full: those with shell or asset traffic (see CountedApp). */
   readonly apps = new Map<string, AppState>()
@@ -49,8 +52,6 @@ export class Detector {
   readonly countedCrawlers = new NonUserTally()
   readonly countedProbe = new NonUserTally()
   readonly appLimit: AppLimit = {requests: 0, examples: []}
-  /** The request appFor last looked at was counted as one of an app kept as counts. */
-  private countedLast = false
   readonly traffic: TrafficHistogram | undefined
   duplicates = 0
   /** Where the first few dropped duplicates were, for the skipped-records summary. */
@@ -123,28 +124,27 @@ export class Detector {
   }
 
   /**
-   * The app of a request, analysed in full: made on its first shell or asset request (`full`);
-   * undefined when `--app` leaves it out, when the app has had neither (it is then counted, not
-   * analysed: any client sets Host), or when options.maxApps apps are analysed already (its
-   * requests are then counted apart as app-limit).
+   * The app of a request, analysed in full: made on its first shell or asset request (`asset`, or
+   * a shell path answered, decided only for an app not seen yet); `counted` when the app has had
+   * neither (it is then counted, not analysed: any client sets Host); undefined when `--app` leaves
+   * it out, or when options.maxApps apps are analysed already (its requests are then counted apart
+   * as app-limit).
    */
-  private appFor(e: AccessEvent, full: boolean, judging: boolean): AppState | undefined {
-    this.countedLast = false
+  private appFor(e: AccessEvent, asset: boolean, judging: boolean): AppState | 'counted' | undefined {
     const {name, source} = appOf(e, this.options.appSource ?? 'auto')
     const last = this.lastApp
     if (last !== undefined && last.name === name) return last
     if (this.options.app !== undefined && name !== this.options.app) return undefined
     let app = this.apps.get(name)
     if (!app) {
-      if (!full) {
+      if (!asset && !this.isShellPathResponse(e)) {
         this.countApart(name, e)
-        this.countedLast = true
-        return undefined
+        return 'counted'
       }
       if (this.apps.size >= (this.options.maxApps ?? MAX_FULL_APPS)) {
         // Counted once, when judged (the look-ahead reads shells before).
         if (judging) {
-          if (this.appLimit.requests++ < 3) this.appLimit.examples.push({location: e.location, matched: `app ${boundText(name, 80)}`})
+          if (this.appLimit.requests++ < EXAMPLES_PER_REASON) this.appLimit.examples.push({location: e.location, matched: `app ${boundText(name, 80)}`})
           this.setApart(e)
         }
         return undefined
@@ -162,13 +162,13 @@ export class Detector {
     return app
   }
 
-  /** A request of an app with no shell or asset traffic so far: counted. */
   /** A record skipped by the analysis (a duplicate, past the app limit), counted for its file. */
   private setApart(e: AccessEvent): void {
     const file = e.location.file
     this.setApartByFile.set(file, (this.setApartByFile.get(file) ?? 0) + 1)
   }
 
+  /** A request of an app with no shell or asset traffic so far: counted. */
   private countApart(name: string, e: AccessEvent): void {
     let c = this.countedApps.get(name)
     if (c === undefined) {
@@ -232,7 +232,7 @@ export class Detector {
     for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
       if (!this.isShellPathResponse(x) || copies.seen(x)) continue
       const app = this.appFor(x, true, false)
-      if (app) (shells ??= []).push({e: x, app})
+      if (app && app !== 'counted') (shells ??= []).push({e: x, app})
     }
     if (!shells) return
     if (shells.length > 1) shells.sort((a, b) => cmp(a.app.name, b.app.name) || a.e.bytes - b.e.bytes || cmp(a.e.upstream ?? '', b.e.upstream ?? ''))
@@ -283,7 +283,7 @@ export class Detector {
       const e = q[from + i] as AccessEvent
       const original = copies.seen(e)
       if (original !== undefined) {
-        if (this.duplicates++ < 3) this.duplicateExamples.push({location: e.location, matched: matchedOf(e, original)})
+        if (this.duplicates++ < EXAMPLES_PER_REASON) this.duplicateExamples.push({location: e.location, matched: matchedOf(e, original)})
         this.setApart(e)
         release(e)
         continue
@@ -354,11 +354,9 @@ export class Detector {
   }
 
   private judge(e: AccessEvent, asset: boolean, key: string): void {
-    const app = this.appFor(e, asset || this.isShellPathResponse(e), true)
-    if (!app) {
-      if (this.countedLast) this.countNonUser(e, key)
-      return
-    }
+    const app = this.appFor(e, asset, true)
+    if (app === 'counted') return this.countNonUser(e, key)
+    if (!app) return
     const time = e.time
     app.requests++
     if (e.resolutionMs > app.resolutionMs) app.resolutionMs = e.resolutionMs

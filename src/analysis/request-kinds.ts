@@ -1,6 +1,5 @@
 import type {AssetKind} from '../model/report'
 
-export {AgentClassifier, type AgentKind, PROBE_AGENT} from '../util/agent-kind'
 
 /** The file extension of a path's last segment, lower case, with its dot; '' when it has none. */
 export function extensionOf(path: string): string {

@@ -7,7 +7,6 @@ import {InputError} from '../sources/errors'
 import {errnoWords} from '../util/errno'
 import {writeWhole} from './whole-file'
 
-export type {OutputPlan} from '../report/format-names'
 
 export interface Delivery {
   /** What goes to stdout (nothing when the reports went to files). */

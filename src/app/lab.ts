@@ -12,7 +12,6 @@ import {type CompareReport, deployReport, type LabReport, type LabStop} from '..
 import {deployLength, type LabAction, planSchedule} from '../lab/schedule'
 import type {CompareRequest, LabSettings} from '../lab/settings'
 
-export type {CompareRequest, LabSettings} from '../lab/settings'
 
 export interface LabRequest extends LabSettings {
   /** Datadog NDJSON access log. */

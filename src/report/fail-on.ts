@@ -1,6 +1,6 @@
 /**
  * What `--fail-on` measures of a report and how a rule is judged (config/fail-on.ts parses the
- * rules; app/analyze-run.ts judges them): pure functions of the report.
+ * rules; app/analyze-and-report.ts judges them): pure functions of the report.
  */
 import type {AnalysisReport} from '../model/report'
 import {skippedRecords} from './input-notes'

@@ -213,7 +213,7 @@ function table(head: string[], rows: (string | number)[][], cls = ''): string {
  * deploy's those that started during it (its window and margin), an incident's those that started
  * between its first and last failure (and, for both, the affected ones that started earlier).
  */
-export function crashedOf(crashed: number, pageLoads: number, during: 'deploy' | 'incident'): string {
+function crashedOf(crashed: number, pageLoads: number, during: 'deploy' | 'incident'): string {
   return `${crashed} of ${plural(pageLoads, 'page load')} during the ${during}`
 }
 

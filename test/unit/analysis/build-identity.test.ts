@@ -6,7 +6,7 @@
  */
 import {Analyzer} from '../../../src/analysis/analyzer'
 import {cluster} from '../../../src/analysis/build-identity'
-import type {PageCensus} from '../../../src/analysis/census'
+import type {PageCensus} from '../../../src/model/page-census'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import type {AccessEvent} from '../../../src/model/access-event'
 import type {DeclaredDeploy} from '../../../src/model/deploy'

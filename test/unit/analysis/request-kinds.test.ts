@@ -1,4 +1,5 @@
-import {AgentClassifier, assetKind, isDocumentPath, isSourceMap, looksHashed} from '../../../src/analysis/request-kinds'
+import {assetKind, isDocumentPath, isSourceMap, looksHashed} from '../../../src/analysis/request-kinds'
+import {AgentClassifier} from '../../../src/util/agent-kind'
 
 describe('who sent a request', () => {
   const agents = new AgentClassifier()
