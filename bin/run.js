@@ -49,11 +49,10 @@ if (version === undefined) (async () => {
     const plugin = new Root({isRoot: true, root})
     await plugin.load()
     const plugins = new Map([[plugin.name, plugin]])
-    // Plugins given here replace oclif's own loading: the core plugins of package.json (help,
-    // not-found, autocomplete, version) are loaded the same way, each from its own manifest. Their
-    // package.json is not in their "exports": the folder is found from the module they export.
+    // Plugins given here replace oclif's own loading: the core plugins of package.json are loaded
+    // the same way, each from its own manifest (oclif finds each one's folder from skewscan's).
     for (const name of plugin.pjson.oclif.plugins ?? []) {
-      const core = new Plugin({root: packageRoot(name), name, type: 'core'})
+      const core = new Plugin({root, name, type: 'core'})
       await core.load()
       plugins.set(core.name, core)
     }
@@ -94,19 +93,4 @@ function helpAsked(args) {
     if (flags.includes(arg)) return true
   }
   return false
-}
-
-/** The folder of an installed package: the nearest one above its main module whose package.json names it. */
-function packageRoot(name) {
-  const {dirname, join} = require('node:path')
-  const {readFileSync} = require('node:fs')
-  let dir = dirname(require.resolve(name))
-  for (let up = 0; up < 10; up++, dir = dirname(dir)) {
-    try {
-      if (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name === name) return dir
-    } catch {
-      // no package.json here: one folder up
-    }
-  }
-  throw new Error(`${name}: no package.json above ${require.resolve(name)}`)
 }
