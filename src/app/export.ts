@@ -101,12 +101,10 @@ export async function exportLogs(req: ExportRequest): Promise<ExportResult> {
     await file.close(false).catch(() => undefined)
     const events = file.state.written.events
     if (error instanceof PullAborted) throw new ExportInterrupted(req.output, events)
-    if (isSystemError(error)) {
-      throw new ConfigError(`${outputError(req.output, error).message}\n${pluralCount(events, 'event')} ${events === 1 ? 'is' : 'are'} in ${req.output}; once it can be written, run the same export with --resume to continue where it stopped.`)
-    }
-    if (error instanceof SourceError) {
-      throw new SourceError(`${error.message}\n${pluralCount(events, 'event')} ${events === 1 ? 'is' : 'are'} in ${req.output}; run the same export with --resume to continue where it stopped.`, error.file)
-    }
+    const kept = `${pluralCount(events, 'event')} ${events === 1 ? 'is' : 'are'} in ${req.output}`
+    const resume = 'run the same export with --resume to continue where it stopped.'
+    if (isSystemError(error)) throw new ConfigError(`${outputError(req.output, error).message}\n${kept}; once it can be written, ${resume}`)
+    if (error instanceof SourceError) throw new SourceError(`${error.message}\n${kept}; ${resume}`, error.file)
     throw error
   }
   await file.close(true).catch((error: unknown) => {

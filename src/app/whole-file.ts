@@ -4,6 +4,7 @@
  * then given the target's name; on any error the temporary is removed. A full disk part-way leaves
  * no truncated report under a name a collector reads.
  */
+import {once} from 'node:events'
 import {randomBytes} from 'node:crypto'
 import {createWriteStream, promises as fs, type WriteStream} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
@@ -82,10 +83,7 @@ export interface WholeFileStream {
 export async function openWhole(path: string): Promise<WholeFileStream> {
   if (await special(path)) {
     const direct = createWriteStream(path)
-    await new Promise<void>((resolve, reject) => {
-      direct.once('open', () => resolve())
-      direct.once('error', reject)
-    })
+    await once(direct, 'open')
     return {out: direct, commit: async () => {}, discard: async () => {
       if (!direct.destroyed) direct.destroy()
     }}
@@ -93,10 +91,7 @@ export async function openWhole(path: string): Promise<WholeFileStream> {
   const tmp = temporaryBeside(path)
   const out = createWriteStream(tmp, {flags: 'wx'})
   try {
-    await new Promise<void>((resolve, reject) => {
-      out.once('open', () => resolve())
-      out.once('error', reject)
-    })
+    await once(out, 'open')
   } catch (error: unknown) {
     await fs.rm(tmp, {force: true})
     throw error
