@@ -5,6 +5,8 @@
 //
 //   node scripts/sources-stamp.js begin   before compiling: the hash of the sources as they are now
 //   node scripts/sources-stamp.js end     after a build that succeeded: that hash becomes the stamp
+//   node scripts/sources-stamp.js fresh   exit 0 when dist/ is a whole build of the sources as they
+//                                         are, 1 otherwise (`npm pack` rebuilds only then: prepack)
 //
 // The hash is taken before the compiler reads the sources: a source edited during the build leaves a
 // stamp that no longer matches, and the next test run rebuilds. A build that fails leaves no stamp.
@@ -56,8 +58,9 @@ if (require.main === module) {
   const step = process.argv[2]
   if (step === 'begin') begin(root)
   else if (step === 'end') end(root)
+  else if (step === 'fresh') process.exitCode = isFresh(root) ? 0 : 1
   else {
-    process.stderr.write('usage: node scripts/sources-stamp.js begin|end\n')
+    process.stderr.write('usage: node scripts/sources-stamp.js begin|end|fresh\n')
     process.exitCode = 2
   }
 }

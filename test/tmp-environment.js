@@ -5,7 +5,7 @@
  * was left, and is removed: a run leaves nothing in the temporary directory, and a test that
  * forgets to clean up is found at once, by name.
  */
-const {chmodSync, mkdtempSync, readdirSync, rmSync} = require('node:fs')
+const {appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} = require('node:fs')
 const {tmpdir} = require('node:os')
 const {join} = require('node:path')
 const {TestEnvironment} = require('jest-environment-node')
@@ -25,9 +25,13 @@ class TmpEnvironment extends TestEnvironment {
     this.own = own
     this.previous = previous
     this.testPath = context.testPath
+    this.cpu0 = process.env.SKEWSCAN_CPU_LOG && existsSync('/proc/self/stat') ? cpuNow() : undefined
   }
 
   async teardown() {
+    // SKEWSCAN_CPU_LOG=FILE: a line per test file, the CPU-seconds it took (the worker's own and those
+    // of every child it waited for: the CLIs it ran), to find where the suite's CPU goes.
+    if (process.env.SKEWSCAN_CPU_LOG && this.cpu0 !== undefined) appendFileSync(process.env.SKEWSCAN_CPU_LOG, `${((cpuNow() - this.cpu0) / 100).toFixed(1)} ${this.testPath}\n`)
     let left = []
     try {
       left = readdirSync(this.own)
@@ -41,6 +45,12 @@ class TmpEnvironment extends TestEnvironment {
       throw new Error(`${this.testPath} left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temporary directory: ${left.sort().join(', ')} (remove them in afterAll)`)
     }
   }
+}
+
+/** This process's CPU time and its waited-for children's, in clock ticks (1/100 s on Linux): /proc/self/stat's utime, stime, cutime, cstime. */
+function cpuNow() {
+  const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
+  return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
 }
 
 module.exports = TmpEnvironment

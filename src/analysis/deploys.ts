@@ -240,9 +240,9 @@ function byVersion(builds: readonly Build[], version: string | undefined): Build
  * its pages, its shell's length as a fallback body) to the last time they show the build it
  * replaced (for a stop-and-start deploy, from that last time to the new one's first). New pods of
  * the build already served (a restart, a scale-out) start no stretch of their own: no deploy.
+ * `ordered`: the builds' stretches (episodes), when the caller has them already.
  */
-export function inferDeploys(app: string, builds: readonly Build[]): ResolvedDeploy[] {
-  const ordered = episodes(builds)
+export function inferDeploys(app: string, builds: readonly Build[], ordered: readonly Episode[] = episodes(builds)): ResolvedDeploy[] {
   const deploys: ResolvedDeploy[] = []
   // Of the stretches before the current one (kept as it goes, so each is looked at once): each
   // build's last time served, the stretch served last (the first of equals) and the one served last

@@ -27,13 +27,14 @@ describe('the packed CLI, installed as a user installs it', () => {
   /** Where npm installed the package. */
   let installedRoot: string
   beforeAll(() => {
-    // npm pack runs prepack (a fresh build into dist/): in a copy of the checkout, so the other
-    // tests, which run bin/run.js on this checkout's dist/, never see it half-built.
+    // npm pack runs prepack and prepare, which build dist/ unless it is a build of the sources as they are (its
+    // stamp, scripts/sources-stamp.js): in a copy of the checkout, with the dist/ the tests run
+    // (test/global-setup.ts made it fresh), so the copy packs it as it is; the stamp test below
+    // holds that a stale dist/ would be rebuilt.
     const checkout = join(work, 'checkout')
-    const skip = new Set(['node_modules', 'dist', '.git', 'coverage', join('bench', 'out')])
+    const skip = new Set(['node_modules', '.git', 'coverage', join('bench', 'out')])
     cpSync(ROOT, checkout, {recursive: true, filter: (from) => !skip.has(relative(ROOT, from))})
     symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir')
-    // A whole build (tsc) runs in it: up to 300 s on a busy two-core machine.
     const packed = run(npm, ['pack', '--pack-destination', work, '--silent'], {cwd: checkout, timeout: 300_000})
     expect(packed.stderr.replace(/npm warn.*\n?/gi, '')).not.toMatch(/ERR!/)
     expect(packed.status).toBe(0)

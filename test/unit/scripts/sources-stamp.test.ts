@@ -2,6 +2,7 @@
  * When the tests rebuild dist/ (test/global-setup.ts): only when it is not a build of the sources as
  * they are. The build stamps what it compiled; a fresh build (`npm ci` runs one) is used as it is.
  */
+import {spawnSync} from 'node:child_process'
 import {appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -85,5 +86,17 @@ describe('is dist/ a build of the sources as they are', () => {
     expect(steps.at(-1)).toBe('node scripts/sources-stamp.js end')
     // And the tests' dist/ is such a build: the set-up before them made sure of it, or built it.
     expect(stamp.isFresh(ROOT)).toBe(true)
+  })
+
+  it('npm pack and npm ci build only a dist/ that is not such a build: prepack and prepare ask `sources-stamp.js fresh` first (exit 0 fresh, 1 not)', () => {
+    const fresh = (): number | null => spawnSync(process.execPath, [join(root, 'scripts', 'sources-stamp.js'), 'fresh']).status
+    expect(fresh()).toBe(1)
+    build()
+    expect(fresh()).toBe(0)
+    appendFileSync(join(root, 'src', 'index.ts'), '// edited\n')
+    expect(fresh()).toBe(1)
+    // npm pack runs prepare too (as npm ci does): the same.
+    const {prepack, prepare} = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>
+    expect([prepack, prepare]).toEqual(['node scripts/sources-stamp.js fresh || npm run build', 'node scripts/sources-stamp.js fresh || npm run build'])
   })
 })
