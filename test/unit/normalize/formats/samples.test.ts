@@ -163,8 +163,8 @@ const READINGS: SampleReading[] = [
   // Caddy's expected files name resolutionMs: compared as a field.
   {folder: 'caddy', name: 'caddyJson', files: /\.log$/, read: eachLine(caddyLine), minRecords: 10},
   // %START_TIME% keeps its milliseconds.
-  {folder: 'envoy', name: 'envoyText', files: /\.log$/, read: eachLine(envoyLine), resolutionMs: () => 1},
-  {folder: 'envoy', name: 'envoyJson', files: /\.ndjson$/, read: eachJsonLine((o) => envoyJson.parse(o)), resolutionMs: () => 1},
+  {folder: 'envoy', name: 'envoyText', files: /\.log$/, read: eachLine(envoyLine), resolutionMs: () => 1, minSamples: 7},
+  {folder: 'envoy', name: 'envoyJson', files: /\.ndjson$/, read: eachJsonLine((o) => envoyJson.parse(o)), resolutionMs: () => 1, minSamples: 3},
   {folder: 'gcp', name: 'gcpHttpLoadBalancer', files: /\.(log|json)$/, read: gcpEntries, resolutionMs: gcpResolution, minSamples: 4},
   {folder: 'gcs', name: 'parseGcsUsageRow', files: /\.csv$/, read: gcsCsv, resolutionMs: () => 1, minSamples: 2},
   ...[
