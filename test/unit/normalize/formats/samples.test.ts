@@ -8,6 +8,7 @@
 import {join} from 'node:path'
 import type {ParseOutcome} from '../../../../src/model'
 import {parseAccessLine} from '../../../../src/normalize/access-line'
+import {DEFAULT_NORMALIZE} from '../../../../src/normalize/fields'
 import {parseJsonRecord} from '../../../../src/normalize/formats'
 import {albLog, cloudfrontLog, cloudfrontWithFields} from '../../../../src/normalize/formats/aws'
 import {elbClassicLog, s3AccessLog} from '../../../../src/normalize/formats/aws-legacy'
@@ -132,7 +133,7 @@ const dispatched = (folder: string) => (text: string, file: string): Array<Sampl
 function jsonDocument(text: string): Array<SampleRecord | undefined> {
   const out: Array<SampleRecord | undefined> = []
   const splitter = new JsonItemSplitter((item) => {
-    out[item.line - 1] = {outcome: normalizeObject(JSON.parse(item.text) as unknown, {fields: {}, sessionKey: {kind: 'auto'}}), text: item.text}
+    out[item.line - 1] = {outcome: normalizeObject(JSON.parse(item.text) as unknown, DEFAULT_NORMALIZE), text: item.text}
   }, (p) => {
     throw new Error(`line ${p.line}: ${p.kind}`)
   })
