@@ -40,13 +40,6 @@ export function objectOf(line: string): Record<string, unknown> | undefined {
   }
 }
 
-/** A parse as the expected files write it: the time as ISO, resolutionMs left out (checked apart). */
-export function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  const {time, resolutionMs: _resolution, ...rest} = r.event
-  return {line: n, ok: true, time: new Date(time).toISOString(), ...rest}
-}
-
 /** Every outcome well-formed, whatever the input: a finite time, or a reason with a short detail that never echoes a long line. */
 export function checkOutcome(r: ParseOutcome, line: string): void {
   if (r.ok) {

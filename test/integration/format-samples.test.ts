@@ -5,29 +5,23 @@
  * Each access line must come out with the fields the upstream project's expected output gives it,
  * each other line counted at its own line with the reason the expected file names.
  */
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import type {AccessEvent} from '../../src/model/access-event'
 import {DEFAULT_NORMALIZE, type NormalizeOptions} from '../../src/normalize/fields'
-import {normalizeSettings} from '../../src/config/analyze-options'
 import {ROOT} from '../helpers/cli'
 import {readWritten} from '../helpers/read-file'
+import {sampleOptions, samplesIn} from '../helpers/sample-harness'
 
 type Expected = {line: number; ok: true; time: string; [field: string]: unknown} | {line: number; ok: false; reason: string}
 
 const FORMATS_DIR = join(ROOT, 'fixtures', 'formats')
-/**
- * What the user tells skewscan beside a sample, in files named after it: `<sample>.conf` holds the
- * nginx log_format that wrote it (`--log-format`, as pasted from the config), `<sample>.fields` one
- * `--field NAME=PATH` a line.
- */
-const OPTION_FILES = ['.conf', '.fields']
 /** Sample folders still being prepared (no parser wired in yet): read once they are. */
 const PENDING = new Set<string>()
 const SAMPLES = readdirSync(FORMATS_DIR, {withFileTypes: true}).filter((d) => d.isDirectory() && !PENDING.has(d.name)).flatMap((d) =>
-  readdirSync(join(FORMATS_DIR, d.name)).filter((f) => !f.endsWith('.expected.json') && !f.endsWith('.md') && !OPTION_FILES.some((x) => f.endsWith(x))).map((f) => `${d.name}/${f}`))
+  samplesIn(join(FORMATS_DIR, d.name)).map((f) => `${d.name}/${f}`))
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-samples-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -39,14 +33,7 @@ const WRAPPERS: Record<string, (lines: string[]) => string[]> = {
   docker: (lines) => lines.map((l) => (l.trim() === '' ? l : JSON.stringify({log: `${l}\n`, stream: 'stdout', time: '2026-11-30T07:18:26.070123456Z'}))),
 }
 
-/** The options a sample is read with: the defaults, or what its option files say. */
-function optionsOf(sample: string): NormalizeOptions {
-  const base = join(FORMATS_DIR, sample.replace(/\.[^./]+$/, ''))
-  const conf = existsSync(`${base}.conf`) ? readFileSync(`${base}.conf`, 'utf8') : undefined
-  const fields = existsSync(`${base}.fields`) ? readFileSync(`${base}.fields`, 'utf8').split('\n').filter((l) => l.trim() !== '') : undefined
-  if (conf === undefined && fields === undefined) return DEFAULT_NORMALIZE
-  return normalizeSettings({'session-key': 'auto', 'app-key': 'auto', ...(fields ? {field: fields} : {}), ...(conf === undefined ? {} : {'log-format': conf})})
-}
+const optionsOf = (sample: string): NormalizeOptions => sampleOptions(FORMATS_DIR, sample)
 
 const read = (name: string, content: string | Buffer, opts: NormalizeOptions = DEFAULT_NORMALIZE) => readWritten(dir, name, content, opts)
 

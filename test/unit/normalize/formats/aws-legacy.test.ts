@@ -1,10 +1,9 @@
 /**
- * Amazon S3 server access logs and AWS Classic Load Balancer access logs: every line of the real
- * samples in fixtures/formats/aws-legacy (sources in fixtures/formats/SOURCES.md) against its
- * *.expected.json, the format checks against every other format's samples, hostile input, and
- * the writers of scripts/captures/formats/aws-legacy.ts read back.
- *
- * Fixture names say how a file is read: `s3-*` with s3AccessLog, `elb-classic-*` with elbClassicLog.
+ * Amazon S3 server access logs and AWS Classic Load Balancer access logs: the format checks against
+ * the real samples of fixtures/formats/aws-legacy and every other format's samples, hand-written edge
+ * cases, hostile input, and the writers of scripts/captures/formats/aws-legacy.ts read back. Every
+ * sample against its expected output (`s3-*` by s3AccessLog, `elb-classic-*` by elbClassicLog) is
+ * samples.test.ts's.
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -15,7 +14,7 @@ import {elbClassicLog, s3AccessLog} from '../../../../src/normalize/formats/aws-
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {s3EpochMs, s3RequestId, toElbClassic, toS3} from '../../../../scripts/captures/formats/aws-legacy'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
-import {asExpected, checkOutcome, type Expected, expectedFor, FIRST_REQUEST, linesOf} from '../../../helpers/format-samples'
+import {checkOutcome, FIRST_REQUEST, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
@@ -24,14 +23,6 @@ const DIR = join(FORMATS, 'aws-legacy')
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 const s3Samples = samples.filter((f) => f.startsWith('s3-'))
 const elbSamples = samples.filter((f) => f.startsWith('elb-classic-'))
-
-const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-function parserOf(file: string): TextFormat {
-  if (file.startsWith('s3-')) return s3AccessLog
-  if (file.startsWith('elb-classic-')) return elbClassicLog
-  throw new Error(`${file}: no parser for this name`)
-}
 
 function parseSafely(f: TextFormat, line: string): ParseOutcome {
   let r: ParseOutcome | undefined
@@ -58,8 +49,6 @@ function otherFormatLines(): {file: string; line: string}[] {
   return out
 }
 
-/** The Classic ELB lines kept under aws/ (expected there as rejected by the ALB parser). */
-
 const NGINX = '127.0.0.1 - - [10/Oct/2023:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl"'
 const NGINX_WITH_HOST = 'example.com 172.17.0.1 - - [29/May/2017:19:02:48 +0000] "GET /stringpatch HTTP/1.1" 404 612 "-" "Mozilla/5.0" "-"'
 const ALB =
@@ -73,36 +62,6 @@ const S3_LINE =
 const ELB_LINE =
   '2015-05-13T23:39:43.945958Z my-loadbalancer 203.0.113.9:2817 10.0.0.1:80 0.000086 0.001048 0.001337 200 200 0 3385 ' +
   '"GET https://shop.example.com:443/assets/main.3f2a.js?v=1 HTTP/1.1" "Mozilla/5.0 (X11; Linux x86_64)" DHE-RSA-AES128-SHA TLSv1.2'
-
-describe('S3 and Classic ELB: real samples', () => {
-  it('has the sample files', () => {
-    expect(s3Samples.length).toBeGreaterThanOrEqual(4)
-    expect(elbSamples.length).toBeGreaterThanOrEqual(4)
-  })
-
-  describe.each(samples)('%s', (file) => {
-    const lines = linesOf(DIR, file)
-    const expected = expectedOf(file)
-    const parser = parserOf(file)
-
-    it('has one expected entry per line', () => {
-      expect(expected.map((e) => e.line)).toEqual(lines.map((_, i) => i + 1))
-    })
-
-    it('parses every line as the expected file says', () => {
-      expect(lines.map((l, i) => asExpected(i + 1, parser.parse(l)))).toEqual(expected)
-    })
-
-    it('has the resolution of the format and short reasons', () => {
-      const resolution = parser === s3AccessLog ? 1000 : 1
-      for (const l of lines) {
-        const r = parser.parse(l)
-        if (r.ok) expect(r.event.resolutionMs).toBe(resolution)
-        checkOutcome(r, l)
-      }
-    })
-  })
-})
 
 describe('s3AccessLog.looksLike', () => {
   /**

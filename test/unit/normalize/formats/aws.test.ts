@@ -1,11 +1,8 @@
 /**
- * AWS Application Load Balancer and CloudFront access logs: every line of the real samples in
- * fixtures/formats/aws (sources in fixtures/formats/SOURCES.md) against its *.expected.json, the
- * format checks, hostile input, and the writers of scripts/captures/formats/aws.ts read back.
- *
- * Fixture names say how a file is read: `alb-*` with albLog, `cloudfront-*` with cloudfrontLog
- * (and again through cloudfrontWithFields of the file's own #Fields line, which must agree),
- * `cloudfront-realtime-*` only through cloudfrontWithFields (a real-time log's own field order).
+ * AWS Application Load Balancer and CloudFront access logs: the format checks against the real
+ * samples of fixtures/formats/aws and other formats' lines, hand-written edge cases, hostile input,
+ * and the writers of scripts/captures/formats/aws.ts read back. Every sample against its expected
+ * output (albLog, cloudfrontLog, cloudfrontWithFields of its own #Fields line) is samples.test.ts's.
  */
 import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
@@ -14,7 +11,7 @@ import {albLog, cloudfrontLog, cloudfrontWithFields} from '../../../../src/norma
 import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {albStatus, albTraceId, cloudfrontStatus, toAlb, toCloudfront} from '../../../../scripts/captures/formats/aws'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
-import {asExpected, checkOutcome, type Expected, expectedFor, FIRST_REQUEST, linesOf} from '../../../helpers/format-samples'
+import {checkOutcome, FIRST_REQUEST, linesOf} from '../../../helpers/format-samples'
 
 const FORMATS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats')
 const DIR = join(FORMATS, 'aws')
@@ -24,65 +21,8 @@ const albSamples = samples.filter((f) => f.startsWith('alb-'))
 const cloudfrontSamples = samples.filter((f) => f.startsWith('cloudfront-'))
 const isRealtime = (f: string): boolean => f.startsWith('cloudfront-realtime-')
 
-const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-/** The parser a file's own #Fields line gives, or undefined when it has none. */
-function fieldsParserOf(lines: string[]): TextFormat | undefined {
-  const header = lines.find((l) => l.startsWith('#Fields:'))
-  return header === undefined ? undefined : cloudfrontWithFields(header)
-}
-
-function parserOf(file: string, lines: string[]): TextFormat {
-  if (file.startsWith('alb-')) return albLog
-  if (isRealtime(file)) {
-    const p = fieldsParserOf(lines)
-    if (p === undefined) throw new Error(`${file}: a real-time sample needs its #Fields line`)
-    return p
-  }
-  return cloudfrontLog
-}
-
 const NGINX = '127.0.0.1 - - [10/Oct/2023:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl"'
 const DATADOG = '{"id":"AQAAAYx","type":"log","attributes":{"timestamp":"2026-11-30T07:18:26.070Z","message":"x","attributes":{}}}'
-
-describe('AWS ALB and CloudFront: real samples', () => {
-  it('has the sample files', () => {
-    expect(albSamples.length).toBeGreaterThanOrEqual(3)
-    expect(cloudfrontSamples.length).toBeGreaterThanOrEqual(4)
-  })
-
-  describe.each(samples)('%s', (file) => {
-    const lines = linesOf(DIR, file)
-    const expected = expectedOf(file)
-    const parser = parserOf(file, lines)
-
-    it('has one expected entry per line', () => {
-      expect(expected.map((e) => e.line)).toEqual(lines.map((_, i) => i + 1))
-    })
-
-    it('parses every line as the expected file says', () => {
-      expect(lines.map((l, i) => asExpected(i + 1, parser.parse(l)))).toEqual(expected)
-    })
-
-    if (file.startsWith('cloudfront-') && !isRealtime(file) && lines.some((l) => l.startsWith('#Fields:'))) {
-      it('reads the same through a parser built from its own #Fields line', () => {
-        const byFields = fieldsParserOf(lines)
-        expect(byFields).toBeDefined()
-        expect(lines.map((l, i) => asExpected(i + 1, (byFields as TextFormat).parse(l)))).toEqual(expected)
-      })
-    }
-
-    it('has the resolution of the format and short reasons', () => {
-      const resolution = file.startsWith('alb-') || isRealtime(file) ? 1 : 1000
-      for (const l of lines) {
-        const r = parser.parse(l)
-        if (r.ok) expect(r.event.resolutionMs).toBe(resolution)
-        else expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-        checkOutcome(r, l)
-      }
-    })
-  })
-})
 
 describe('albLog.looksLike', () => {
   it('claims every ALB line of the samples, and no Classic ELB, NLB or connection-log line', () => {

@@ -1,18 +1,18 @@
 /**
- * Caddy JSON access logs: every line of the real samples in fixtures/formats/caddy (sources in
- * fixtures/formats/SOURCES.md) against its *.expected.json, the format check against the other
- * formats' records, hostile input, and the writer of scripts/captures/formats/caddy.ts read back.
+ * Caddy JSON access logs: the format check on the real samples of fixtures/formats/caddy and against
+ * the other formats' records, hand-written edge cases, hostile input, and the writer of
+ * scripts/captures/formats/caddy.ts read back. Every sample against its expected output is samples.test.ts's.
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
 import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {jsonFormatOf} from '../../../../src/normalize/formats'
-import {caddyConsole, caddyJson} from '../../../../src/normalize/formats/caddy'
+import {caddyJson} from '../../../../src/normalize/formats/caddy'
 import {traefikJson} from '../../../../src/normalize/formats/traefik'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toCaddyJson} from '../../../../scripts/captures/formats/caddy'
-import {type Expected, expectedFor, gzLines, linesOf, objectOf} from '../../../helpers/format-samples'
+import {expectedFor, gzLines, linesOf, objectOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const DIR = join(FIXTURES, 'formats', 'caddy')
@@ -22,59 +22,21 @@ type Obj = Record<string, unknown>
 
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 
-const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-function parseSample(line: string): ParseOutcome {
-  // A console-encoder sample (caddy-pr-3454-console.log) is text: its JSON part is read as Caddy JSON.
-  if (caddyConsole.looksLike(line)) return caddyConsole.parse(line)
-  const obj = objectOf(line)
-  return obj === undefined ? {ok: false, reason: 'invalid-json'} : caddyJson.parse(obj)
-}
-
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  return {line: n, ok: true, ...r.event, time: new Date(r.event.time).toISOString()}
-}
-
 const CAPTURES = join(FIXTURES, 'captures')
 const captureNames = readdirSync(CAPTURES).filter((d) => !d.includes('.')).sort()
 const CAPTURE_RECORDS = captureNames.flatMap((c) => gzLines(join(CAPTURES, c, 'nginx.jsonl.gz'), 40)).map((l) => JSON.parse(l) as CaptureRecord)
 const DATADOG_EVENTS = (JSON.parse(gunzipSync(readFileSync(join(CAPTURES, captureNames[0] as string, 'datadog-events.json.gz'))).toString('utf8')) as {data: Obj[]}).data.slice(0, 20)
 const TRAEFIK_LINES = readdirSync(TRAEFIK_DIR).filter((f) => f.endsWith('.log')).flatMap((f) => linesOf(TRAEFIK_DIR, f))
 
-describe('Caddy: real samples', () => {
-  it('has the sample files, with at least 10 lines', () => {
-    expect(samples.reduce((n, f) => n + linesOf(DIR, f).length, 0)).toBeGreaterThanOrEqual(10)
-  })
-
-  describe.each(samples)('%s', (file) => {
-    const lines = linesOf(DIR, file)
-    const expected = expectedOf(file)
-
-    it('has one expected entry per line', () => {
-      expect(expected.map((e) => e.line)).toEqual(lines.map((_, i) => i + 1))
-    })
-
-    it('parses every line as expected', () => {
-      expect(lines.map((l, i) => asExpected(i + 1, parseSample(l)))).toEqual(expected)
-    })
-
-    it('gives short reasons', () => {
-      for (const l of lines) {
-        const r = parseSample(l)
-        if (!r.ok && r.reason !== 'invalid-json') expect((r.detail ?? '').length).toBeGreaterThan(0)
-        if (!r.ok) expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-      }
-    })
-
-    it('is recognised by looksLike (every access record; not the other loggers)', () => {
-      lines.forEach((l, i) => {
-        const obj = objectOf(l)
-        if (obj === undefined) return
-        const access = expected[i]?.reason !== 'unparsed-message'
-        expect(caddyJson.looksLike(obj)).toBe(access)
-        if (access) expect(jsonFormatOf(obj)).toBe(caddyJson)
-      })
+describe('Caddy: looksLike on the real samples', () => {
+  it.each(samples)('%s: every access record, not the other loggers', (file) => {
+    const expected = expectedFor(DIR, file)
+    linesOf(DIR, file).forEach((l, i) => {
+      const obj = objectOf(l)
+      if (obj === undefined) return
+      const access = expected[i]?.reason !== 'unparsed-message'
+      expect(caddyJson.looksLike(obj)).toBe(access)
+      if (access) expect(jsonFormatOf(obj)).toBe(caddyJson)
     })
   })
 })

@@ -1,16 +1,14 @@
 /**
- * Envoy / Istio access logs: every line of the real samples in fixtures/formats/envoy (sources in
- * fixtures/formats/SOURCES.md) against its *.expected.json, the format check, hostile input, and
- * the writers of scripts/captures/formats/envoy.ts read back.
+ * Envoy / Istio access logs: the format check on the real samples of fixtures/formats/envoy and
+ * against other formats, hand-written edge cases, hostile input, and the writers of
+ * scripts/captures/formats/envoy.ts read back. Every sample against its expected output is samples.test.ts's.
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {AccessFields, ParseOutcome} from '../../../../src/model'
 import {envoyJson, envoyText} from '../../../../src/normalize/formats/envoy'
-import {parseJsonRecord} from '../../../../src/normalize/formats'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toEnvoy, toEnvoyJson, toIstio} from '../../../../scripts/captures/formats/envoy'
-import {type Expected, asExpected, expectedFor} from '../../../helpers/format-samples'
 
 const DIR = join(__dirname, '..', '..', '..', '..', 'fixtures', 'formats', 'envoy')
 
@@ -23,48 +21,14 @@ function linesOf(file: string): string[] {
   return lines
 }
 
-const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-function parseSample(file: string, line: string): ParseOutcome {
-  if (isJsonFixture(file)) return envoyJson.parse(JSON.parse(line) as Record<string, unknown>)
-  // The Filebeat/Docker-style envelopes of integrations-envoyproxy.log: read as a file's JSON line is (the Elastic reader reads their message).
-  if (line.startsWith('{')) return parseJsonRecord(JSON.parse(line) as Record<string, unknown>) ?? {ok: false, reason: 'unknown-format'}
-  return envoyText.parse(line)
-}
-
-describe('Envoy / Istio: real samples', () => {
-  it('has the sample files', () => {
-    expect(samples.length).toBeGreaterThanOrEqual(10)
-  })
-
-  describe.each(samples)('%s', (file) => {
-    const lines = linesOf(file)
-    const expected = expectedOf(file)
-
-    it('has one expected entry per line', () => {
-      expect(expected.map((e) => e.line)).toEqual(lines.map((_, i) => i + 1))
-    })
-
-    it('parses every line as the upstream project does', () => {
-      expect(lines.map((l, i) => asExpected(i + 1, parseSample(file, l)))).toEqual(expected)
-    })
-
-    it('keeps the milliseconds of %START_TIME% and gives short reasons', () => {
-      for (const l of lines) {
-        const r = parseSample(file, l)
-        if (r.ok) expect(r.event.resolutionMs).toBe(1)
-        else expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-      }
-    })
-
-    it('is recognised by looksLike (every Envoy record, TCP lines included)', () => {
-      for (const l of lines) {
-        // The Docker-envelope lines of integrations-envoyproxy.log are not Envoy records.
-        const envoyRecord = isJsonFixture(file) || !l.startsWith('{')
-        const looks = isJsonFixture(file) ? envoyJson.looksLike(JSON.parse(l) as Record<string, unknown>) : envoyText.looksLike(l)
-        expect(looks).toBe(envoyRecord)
-      }
-    })
+describe('Envoy / Istio: looksLike on the real samples', () => {
+  it.each(samples)('%s: every Envoy record, TCP lines included', (file) => {
+    for (const l of linesOf(file)) {
+      // The Docker-envelope lines of integrations-envoyproxy.log are not Envoy records.
+      const envoyRecord = isJsonFixture(file) || !l.startsWith('{')
+      const looks = isJsonFixture(file) ? envoyJson.looksLike(JSON.parse(l) as Record<string, unknown>) : envoyText.looksLike(l)
+      expect(looks).toBe(envoyRecord)
+    }
   })
 })
 

@@ -1,8 +1,7 @@
 /**
- * Traefik access logs (CLF and JSON): every line of the real samples in fixtures/formats/traefik
- * (sources in fixtures/formats/SOURCES.md) against its *.expected.json, the format checks against
- * the other formats' lines, hostile input, and the writers of scripts/captures/formats/traefik.ts read
- * back.
+ * Traefik access logs (CLF and JSON): the format checks on the real samples of fixtures/formats/traefik
+ * and against the other formats' lines, hand-written edge cases, hostile input, and the writers of
+ * scripts/captures/formats/traefik.ts read back. Every sample against its expected output is samples.test.ts's.
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -14,7 +13,7 @@ import {traefikClf, traefikJson} from '../../../../src/normalize/formats/traefik
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {captureMs} from '../../../../scripts/captures/formats/capture-record'
 import {toTraefikClf, toTraefikJson} from '../../../../scripts/captures/formats/traefik'
-import {type Expected, expectedFor, gzLines, linesOf, objectOf} from '../../../helpers/format-samples'
+import {gzLines, linesOf, objectOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const DIR = join(FIXTURES, 'formats', 'traefik')
@@ -33,20 +32,6 @@ const NO_TAIL: Record<string, number[]> = {
 
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
 
-const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-function parseSample(file: string, line: string): ParseOutcome {
-  if (!JSON_SAMPLES.has(file)) return traefikClf.parse(line)
-  const obj = objectOf(line)
-  return obj === undefined ? {ok: false, reason: 'invalid-json'} : traefikJson.parse(obj)
-}
-
-/** The outcome as the expected files write it: the time as ISO. */
-function asExpected(n: number, r: ParseOutcome): Expected {
-  if (!r.ok) return {line: n, ok: false, reason: r.reason}
-  return {line: n, ok: true, ...r.event, time: new Date(r.event.time).toISOString()}
-}
-
 const CAPTURES = join(FIXTURES, 'captures')
 const captureNames = readdirSync(CAPTURES).filter((d) => !d.includes('.')).sort()
 const NGINX_COMBINED = captureNames.flatMap((c) => gzLines(join(CAPTURES, c, 'combined.log.gz'), 20))
@@ -55,48 +40,21 @@ const CAPTURE_RECORDS = captureNames.flatMap((c) => gzLines(join(CAPTURES, c, 'n
 const DATADOG_EVENTS = (JSON.parse(gunzipSync(readFileSync(join(CAPTURES, captureNames[0] as string, 'datadog-events.json.gz'))).toString('utf8')) as {data: Obj[]}).data.slice(0, 20)
 const CADDY_LINES = readdirSync(CADDY_DIR).filter((f) => f.endsWith('.log')).flatMap((f) => linesOf(CADDY_DIR, f)).filter((l) => l !== '')
 
-describe('Traefik: real samples', () => {
-  it('has the sample files, with at least 10 lines of each format', () => {
-    const count = (json: boolean): number => samples.filter((f) => JSON_SAMPLES.has(f) === json).reduce((n, f) => n + linesOf(DIR, f).length, 0)
-    expect(count(false)).toBeGreaterThanOrEqual(10)
-    expect(count(true)).toBeGreaterThanOrEqual(10)
-  })
-
-  describe.each(samples)('%s', (file) => {
-    const lines = linesOf(DIR, file)
-    const expected = expectedOf(file)
-
-    it('has one expected entry per line', () => {
-      expect(expected.map((e) => e.line)).toEqual(lines.map((_, i) => i + 1))
-    })
-
-    it('parses every line as expected', () => {
-      expect(lines.map((l, i) => asExpected(i + 1, parseSample(file, l)))).toEqual(expected)
-    })
-
-    it('gives short reasons', () => {
-      for (const l of lines) {
-        const r = parseSample(file, l)
-        if (!r.ok && r.reason !== 'invalid-json') expect((r.detail ?? '').length).toBeGreaterThan(0)
-        if (!r.ok) expect((r.detail ?? '').length).toBeLessThanOrEqual(120)
-      }
-    })
-
-    it('is recognised by looksLike', () => {
-      lines.forEach((l, i) => {
-        if (JSON_SAMPLES.has(file)) {
-          const obj = objectOf(l)
-          if (obj !== undefined) {
-            expect(traefikJson.looksLike(obj)).toBe(true)
-            expect(jsonFormatOf(obj)).toBe(traefikJson)
-          }
-          expect(traefikClf.looksLike(l)).toBe(false)
-        } else {
-          const tail = !(NO_TAIL[file] ?? []).includes(i + 1)
-          expect(traefikClf.looksLike(l)).toBe(tail)
-          if (tail) expect(textFormatOf(l)).toBe(traefikClf)
+describe('Traefik: looksLike on the real samples', () => {
+  it.each(samples)('%s', (file) => {
+    linesOf(DIR, file).forEach((l, i) => {
+      if (JSON_SAMPLES.has(file)) {
+        const obj = objectOf(l)
+        if (obj !== undefined) {
+          expect(traefikJson.looksLike(obj)).toBe(true)
+          expect(jsonFormatOf(obj)).toBe(traefikJson)
         }
-      })
+        expect(traefikClf.looksLike(l)).toBe(false)
+      } else {
+        const tail = !(NO_TAIL[file] ?? []).includes(i + 1)
+        expect(traefikClf.looksLike(l)).toBe(tail)
+        if (tail) expect(textFormatOf(l)).toBe(traefikClf)
+      }
     })
   })
 })

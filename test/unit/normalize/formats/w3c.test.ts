@@ -1,8 +1,8 @@
 /**
- * W3C extended logs (IIS, Azure App Service): every line of the real samples in fixtures/formats/w3c
- * (sources in fixtures/formats/SOURCES.md) against its *.expected.json, read as a reader would (a
- * `#Fields:` line switches to the parser of its field order), the format check against the other
- * formats' lines, hostile input, and the writer of scripts/captures/formats/w3c.ts read back.
+ * W3C extended logs (IIS, Azure App Service): the format check on the real samples of
+ * fixtures/formats/w3c and against the other formats' lines, hand-written edge cases, hostile input,
+ * and the writer of scripts/captures/formats/w3c.ts read back. Every sample against its expected
+ * output, read as a reader would (a `#Fields:` line switches the field order), is samples.test.ts's.
  */
 import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
@@ -12,30 +12,13 @@ import type {TextFormat} from '../../../../src/normalize/formats/types'
 import {w3cLog, w3cWithFields} from '../../../../src/normalize/formats/w3c'
 import type {CaptureRecord} from '../../../../scripts/captures/formats/capture-record'
 import {toW3c, W3C_FIELDS_LINE, w3cHeader, w3cStatus} from '../../../../scripts/captures/formats/w3c'
-import {type Expected, asExpected, checkOutcome, expectedFor, gzLines, linesOf} from '../../../helpers/format-samples'
+import {checkOutcome, gzLines, linesOf} from '../../../helpers/format-samples'
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures')
 const FORMATS = join(FIXTURES, 'formats')
 const DIR = join(FORMATS, 'w3c')
 
 const samples = readdirSync(DIR).filter((f) => f.endsWith('.log')).sort()
-
-const expectedOf = (file: string): Expected[] => expectedFor(DIR, file)
-
-/** What a reader does with records after a `#Fields:` line no parser can be built from. */
-const unreadable: TextFormat = {
-  ...w3cLog,
-  parse: (line) => (line.startsWith('#') ? w3cLog.parse(line) : {ok: false, reason: 'unparsed-message', detail: 'no readable #Fields line for this record'}),
-}
-
-/** Parses a file as a reader would: IIS's default order until a `#Fields:` line gives another. */
-function readFile(lines: readonly string[]): ParseOutcome[] {
-  let parser: TextFormat = w3cLog
-  return lines.map((l) => {
-    if (l.startsWith('#Fields:')) parser = w3cWithFields(l) ?? unreadable
-    return parser.parse(l)
-  })
-}
 
 const NGINX = '127.0.0.1 - - [10/Oct/2023:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl"'
 const AWS = join(FORMATS, 'aws')
@@ -49,33 +32,6 @@ const CAPTURES = join(FIXTURES, 'captures')
 const captureNames = readdirSync(CAPTURES).filter((d) => !d.includes('.')).sort()
 const CAPTURE_RECORDS = captureNames.flatMap((c) => gzLines(join(CAPTURES, c, 'nginx.jsonl.gz'), 34)).map((l) => JSON.parse(l) as CaptureRecord)
 const COMBINED_LINES = captureNames.flatMap((c) => gzLines(join(CAPTURES, c, 'combined.log.gz'), 10))
-
-describe('W3C: real samples', () => {
-  it('has the sample files', () => {
-    expect(samples.length).toBeGreaterThanOrEqual(6)
-  })
-
-  describe.each(samples)('%s', (file) => {
-    const lines = linesOf(DIR, file)
-    const expected = expectedOf(file)
-
-    it('has one expected entry per line', () => {
-      expect(expected.map((e) => e.line)).toEqual(lines.map((_, i) => i + 1))
-    })
-
-    it('parses every line as the expected file says', () => {
-      expect(readFile(lines).map((r, i) => asExpected(i + 1, r))).toEqual(expected)
-    })
-
-    it('reads times to the second and gives short reasons', () => {
-      readFile(lines).forEach((r, i) => {
-        if (r.ok) expect(r.event.resolutionMs).toBe(1000)
-        else expect((r.detail ?? '').length).toBeGreaterThan(0)
-        checkOutcome(r, lines[i] as string)
-      })
-    })
-  })
-})
 
 describe('w3cLog.looksLike', () => {
   it('claims the #Software and #Fields lines of IIS logs, and their records in the default order', () => {
