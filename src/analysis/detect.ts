@@ -518,7 +518,7 @@ export class Detector {
  * aborted transfer, an empty answer). A log that carries no byte count (bytesNotLogged) keeps its
  * 2xx as evidence: there a 0 is no length at all.
  */
-export function isContent(e: Pick<AccessEvent, 'method' | 'status' | 'bytes' | 'bytesNotLogged'>): boolean {
+function isContent(e: Pick<AccessEvent, 'method' | 'status' | 'bytes' | 'bytesNotLogged'>): boolean {
   if (e.method !== 'GET') return false
   const status = e.status
   if (status === 304) return true
