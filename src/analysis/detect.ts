@@ -421,7 +421,7 @@ export class Detector {
     if (!reason) {
       // Real content (or a cached copy still valid): the path exists, and belongs to the page's build.
       const status = e.status
-      const exists = (status >= 200 && status < 300) || status === 304
+      const exists = isContent(e)
       const pl = agent === undefined ? this.pageLoadOf(app, e, key) : undefined
       if (exists) {
         app.assetServed(e.path, pl?.build)
@@ -508,6 +508,21 @@ export class Detector {
     if (e.contentType && /^\s*text\/html/i.test(e.contentType)) return {reason: 'contentType', serving: app.builds.podBuild(e.upstream)}
     return undefined
   }
+}
+
+/**
+ * Whether an asset response (no failure) shows real content at its path: a GET answered 2xx with a
+ * body, or 304 (the server found the client's cached copy, fetched with its body, still current).
+ * A `HEAD` of any status sends no body and proves nothing: a scanner's `HEAD /js/app.js` answered
+ * 200 by the SPA's fallback is a shell's headers. A 2xx of 0 bytes sent no content either (an
+ * aborted transfer, an empty answer). A log that carries no byte count (bytesNotLogged) keeps its
+ * 2xx as evidence: there a 0 is no length at all.
+ */
+function isContent(e: Pick<AccessEvent, 'method' | 'status' | 'bytes' | 'bytesNotLogged'>): boolean {
+  if (e.method !== 'GET') return false
+  const status = e.status
+  if (status === 304) return true
+  return status >= 200 && status < 300 && (e.bytes > 0 || e.bytesNotLogged === true)
 }
 
 /** Done with an event: nothing the analysis keeps refers to it (see ReleasableEvent). */

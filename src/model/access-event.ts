@@ -27,6 +27,11 @@ export interface AccessEvent {
    * body plus each header block it was sent with.
    */
   responseBytes?: true
+  /**
+   * The record carried no byte count (a Datadog event without `network.bytes_written`, an export
+   * without that column): `bytes` is 0 for want of a value, not a body-less response.
+   */
+  bytesNotLogged?: true
   clientIp: string
   userAgent: string
   referer?: string

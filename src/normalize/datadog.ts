@@ -109,6 +109,7 @@ function fromAttributes(a: Rec, timestamp: unknown): ParseOutcome {
     method: method === undefined ? 'GET' : upper(method), path, status, bytes,
     clientIp: text(or(a['network.client.ip'], obj(network?.client)?.ip)) ?? '', userAgent: text(or(a['http.useragent'], http?.useragent)) ?? '',
   }
+  if (bytesRaw === undefined) event.bytesNotLogged = true
   const referer = text(or(a['http.referer'], http?.referer))
   if (referer !== undefined) event.referer = referer
   const requestId = text(or(a['http.request_id'], http?.request_id))

@@ -23,7 +23,7 @@ const LATIN1 = 0
 const UTF16 = 1
 const LAZY_LATIN1 = 2
 
-/** Per event: time, resolutionMs, status, bytes, line, flags (1: responseBytes). */
+/** Per event: time, resolutionMs, status, bytes, line, flags (1: responseBytes, 2: bytesNotLogged). */
 const NUMBERS = 6
 
 /** The event's string fields, then its session key (see KeyedAccessEvent). */
@@ -189,7 +189,7 @@ export class EventPacker {
     numbers[o + 2] = e.status
     numbers[o + 3] = e.bytes
     numbers[o + 4] = line
-    numbers[o + 5] = e.responseBytes === true ? 1 : 0
+    numbers[o + 5] = (e.responseBytes === true ? 1 : 0) | (e.bytesNotLogged === true ? 2 : 0)
     const r = i * STRINGS
     const refs = this.refs
     const table = this.table
@@ -354,7 +354,8 @@ class PackedEvent implements KeyedAccessEvent, ReleasableEvent {
   get resolutionMs(): number { return this.b.numbers[this.i * NUMBERS + 1] as number }
   get status(): number { return this.b.numbers[this.i * NUMBERS + 2] as number }
   get bytes(): number { return this.b.numbers[this.i * NUMBERS + 3] as number }
-  get responseBytes(): true | undefined { return this.b.numbers[this.i * NUMBERS + 5] === 1 ? true : undefined }
+  get responseBytes(): true | undefined { return ((this.b.numbers[this.i * NUMBERS + 5] as number) & 1) === 1 ? true : undefined }
+  get bytesNotLogged(): true | undefined { return ((this.b.numbers[this.i * NUMBERS + 5] as number) & 2) === 2 ? true : undefined }
   get method(): string { return this.b.strings[this.b.refs[this.i * STRINGS] as number] as string }
   get path(): string { return this.b.strings[this.b.refs[this.i * STRINGS + 1] as number] as string }
   get clientIp(): string { return this.b.strings[this.b.refs[this.i * STRINGS + 2] as number] as string }

@@ -153,6 +153,53 @@ describe('Analyzer: only people are users', () => {
     expect(failures.map((f) => f.path)).toEqual(['/_build/chunk-cart.a1b2c3d4.js'])
   })
 
+  // A scanner with a browser's user agent asks `HEAD /js/app.js` first: the SPA answers its shell's
+  // headers, 200 with no body. Then it (and another address later) GETs the path and gets the shell.
+  const headThenFallback = (probe: Partial<AccessEvent>): AccessEvent[] => [...rollout(),
+    ev('10:30', 'scan', '/', B), ev('10:30', 'scan', '/js/app.js', 0, probe), ev('10:31', 'scan', '/js/app.js', B), ev('10:31', 'scan', '/static/js/main.js', B),
+    ev('12:00', 'scan2', '/', B), ev('12:00', 'scan2', '/js/app.js', B),
+    // A person's real failures beside them: a stale tab's chunk, and an old page's asset answered by the new shell.
+    ev('15:00', 'tab', '/', A, {status: 304, bytes: 0}), ev('15:00', 'tab', '/_build/app.a1.js', 50_000), ev('25:00', 'tab', '/_build/chunk-cart.a1b2c3d4.js', B),
+    ev('10:45', 'u1', '/', A), ev('10:45', 'u1', '/_build/app.a1.js', B, {upstream: '10.1.1.2:8080'}), ev('10:45', 'u1', '/_build/vendor.a1.js', 80_000),
+  ]
+
+  it.each([
+    ['a HEAD answered 200 with no body', {method: 'HEAD'}],
+    ['a HEAD that logged bytes (headers counted)', {method: 'HEAD', bytes: 312}],
+    ['a GET answered 200 with 0 bytes', {}],
+  ])('%s is no evidence that an asset path exists: the scanner\'s later fallback hits stay a scanner\'s', (_what, probe) => {
+    const {report, failures} = run(headThenFallback(probe))
+    expect(report.nonUser.scanners).toEqual({requests: 3, clients: 2, failedRequests: 3})
+    expect(failures.map((f) => [f.path, f.cause])).toEqual([['/_build/app.a1.js', 'rollout'], ['/_build/chunk-cart.a1b2c3d4.js', 'stale-client']])
+    expect(report.affectedUsers).toHaveLength(2)
+  })
+
+  it('a GET answered 200 with a body still shows the path exists: fallback hits on it later are a person\'s', () => {
+    const {report, failures} = run(headThenFallback({bytes: 4_000}))
+    expect(report.nonUser.scanners).toEqual({requests: 0, clients: 0, failedRequests: 0})
+    expect(failures.filter((f) => f.path === '/js/app.js')).toHaveLength(2)
+  })
+
+  it('an asset revalidated (GET 304, no body) still shows real content: a returning visitor\'s missing file is a person\'s failure', () => {
+    const {report, failures} = run([...rollout(),
+      ev('12:00', 'back', '/', B), ev('12:01', 'back', '/_build/app.b1.js', 0, {status: 304}), ev('12:02', 'back', '/config.js', 153, {status: 404})])
+    expect(report.nonUser.scanners).toEqual({requests: 0, clients: 0, failedRequests: 0})
+    expect(failures.map((f) => [f.path, f.reason])).toEqual([['/config.js', 'missing']])
+  })
+
+  it('a log without byte counts keeps its 2xx asset answers as evidence (0 is no length there)', () => {
+    // A Datadog export without network.bytes_written: only 404s tell failures, and only revalidated
+    // shells (304) page loads. A page that got its other assets is a person's, its missing file a
+    // failure, not a scanner's probe.
+    const none = {bytesNotLogged: true as const}
+    const {report, failures} = run([
+      ev('04:00', 'bg', '/_build/app.a1.js', 0, none), // an asset request opens the app (a revalidated shell does not)
+      ev('05:00', 'p', '/', 0, {...none, status: 304}), ev('05:01', 'p', '/_build/app.a1.js', 0, none), ev('05:02', 'p', '/_build/lazy.js', 0, {...none, status: 404}),
+    ])
+    expect(report.nonUser.scanners).toEqual({requests: 0, clients: 0, failedRequests: 0})
+    expect(failures.map((f) => [f.path, f.reason])).toEqual([['/_build/lazy.js', 'missing']])
+  })
+
   it('reports asset hits of people with no page load behind them as orphans, never as users', () => {
     const {report} = run([...rollout(), ev('12:02', 'visitor', '/_build/app.a1.js', B)])
     expect(report.orphans).toEqual({requests: 1, clients: 1})

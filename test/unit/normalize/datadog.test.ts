@@ -31,6 +31,19 @@ describe('normalizeDatadog: which app and pod answered', () => {
   })
 })
 
+describe('normalizeDatadog: a byte count not logged', () => {
+  const http = {method: 'GET', status_code: 200, url: '/_build/app.js'}
+  it('marks an event without network.bytes_written (bytes 0 for want of a value), and only that one', () => {
+    expect(event({timestamp: '2026-11-30T07:18:26Z', message: 'x', attributes: {http}})).toMatchObject({bytes: 0, bytesNotLogged: true})
+    expect(event({timestamp: '2026-11-30T07:18:26Z', message: 'x', attributes: {http, network: {bytes_written: 0}}})).not.toHaveProperty('bytesNotLogged')
+    expect(event({timestamp: '2026-11-30T07:18:26Z', message: 'x', attributes: {http, network: {bytes_written: 261}}})).not.toHaveProperty('bytesNotLogged')
+    // A raw access line in the message has its own count.
+    const line = event({timestamp: '2026-11-30T07:18:26Z', message: '10.0.0.1 - - [30/Nov/2026:07:18:26 +0000] "HEAD /js/app.js HTTP/1.1" 200 0 "-" "curl/8"', attributes: {}})
+    expect(line).toMatchObject({method: 'HEAD', bytes: 0})
+    expect(line).not.toHaveProperty('bytesNotLogged')
+  })
+})
+
 describe('normalizeDatadog: a malformed log is rejected, never thrown', () => {
   it('rejects a time, status or byte count nested thousands of levels deep, naming its kind (a property test found the stack overflow)', () => {
     const deep = JSON.parse(`${'['.repeat(6000)}${']'.repeat(6000)}`) as unknown

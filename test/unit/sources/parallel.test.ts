@@ -24,6 +24,9 @@ describe('event codec', () => {
       time: Math.floor(random() * 2e12) + pick([0, 0.5]), resolutionMs: pick([1, 1000]), status: pick([200, 304, 404, 999]),
       bytes: pick([0, 1832, 2 ** 50 + 1]), location: {file: 'ignored', line},
     }
+    // The flags, each alone or both (a format's byte count with headers; a log with no byte count).
+    if (random() < 0.5) e.responseBytes = true
+    if (random() < 0.5) e.bytesNotLogged = true
     for (const f of FIELDS) {
       const required = f === 'method' || f === 'path' || f === 'clientIp' || f === 'userAgent'
       if (required || random() < 0.6) e[f] = pick(STRINGS) + (random() < 0.3 ? String(line % 7) : '')
@@ -38,7 +41,7 @@ describe('event codec', () => {
       expect(decoded).toHaveLength(events.length)
       decoded.forEach((d, i) => {
         const e = events[i] as AccessEvent
-        for (const f of [...FIELDS, 'time', 'resolutionMs', 'status', 'bytes'] as const) expect(d[f]).toBe(e[f])
+        for (const f of [...FIELDS, 'time', 'resolutionMs', 'status', 'bytes', 'responseBytes', 'bytesNotLogged'] as const) expect(d[f]).toBe(e[f])
         expect(d.location).toEqual({file: 'a file.log', line: e.location.line + 1000})
         expect((d as KeyedAccessEvent).sessionKey).toBe(sessionKey(e))
       })
