@@ -2,9 +2,10 @@
 // bin/run.js (issue 26: `--help` at most 2x a bare `node -e 0`).
 // - render.js: scripts/help-renderer.js bundled by esbuild with oclif's own help classes, so help
 //   loads one file instead of @oclif/core's ~100 modules (its Config, plugins, parser, ux), and
-//   prints oclif's text because oclif's code writes it. Two of help/index.js's imports serve only
-//   `loadHelpClass` (a help class named in package.json), which the fast path never takes (it
-//   leaves a configured help class to oclif): they are left out, and calling them throws.
+//   prints oclif's text because oclif's code writes it. Three of help/index.js's imports are left
+//   out (calling them throws): two serve only `loadHelpClass` (a help class named in package.json,
+//   which the fast path leaves to oclif), and ux (spinners, prompts) only Help.log, which the fast
+//   path's Help replaces with a capture of the same text.
 // - commands.json: the commands and topics oclif's Config holds for skewscan and its plugins, as
 //   oclif loads them now (from dist/ and the plugins' manifests), and the versions they came from.
 delete process.env.NODE_ENV
@@ -48,13 +49,17 @@ const TEMPLATES_KNOWN = new Set(['config.bin', 'command.id'])
       name: 'oclif-help',
       setup(build) {
         build.onResolve({filter: /^@oclif\/core\/lib\//}, (args) => ({path: join(oclifLib, args.path.slice('@oclif/core/lib/'.length))}))
-        build.onResolve({filter: /^\.\.\/(module-loader|config\/ts-path)$/}, (args) => (args.importer.startsWith(join(oclifLib, 'help'))
+        // help-renderer.js's ejs is the one oclif's help renders with.
+        build.onResolve({filter: /^ejs$/}, (args) => (args.importer.endsWith(join('scripts', 'help-renderer.js'))
+          ? build.resolve('ejs', {kind: 'require-call', resolveDir: join(oclifLib, 'help')})
+          : undefined))
+        build.onResolve({filter: /^\.\.\/(module-loader|config\/ts-path|ux)$/}, (args) => (args.importer === join(oclifLib, 'help', 'index.js')
           ? {path: args.path, namespace: 'left-out'}
           : undefined))
         build.onLoad({filter: /.*/, namespace: 'left-out'}, (args) => ({
           loader: 'js',
           contents: `const leftOut = () => { throw new Error(${JSON.stringify(`${args.path} is not in the help bundle: a configured help class goes to oclif`)}) }
-module.exports = {load: leftOut, loadWithData: leftOut, loadWithDataFromManifest: leftOut, tsPath: leftOut}`,
+module.exports = {load: leftOut, loadWithData: leftOut, loadWithDataFromManifest: leftOut, tsPath: leftOut, ux: {stdout: leftOut, stderr: leftOut}}`,
         }))
       },
     }],

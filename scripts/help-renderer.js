@@ -9,6 +9,26 @@ const {homedir, platform, tmpdir} = require('node:os')
 const {join} = require('node:path')
 const {format} = require('node:util')
 const {Help, getHelpFlagAdditions} = require('@oclif/core/lib/help/index.js')
+// The ejs oclif's help renders every string with (scripts/build-help.js resolves it from there).
+const ejs = require('ejs')
+
+// oclif's help passes each string through ejs.render(text, helper) two or three times, and ejs
+// compiles a new function each time: half the time of a command's help. A text with no delimiter
+// of ejs's (`<%` opens a tag, `%>` closes one, and is dropped even alone) renders as itself (held
+// for any text by test/unit/scripts/help-renderer.test.ts); any other is compiled once, as
+// ejs.render would compile it (no options, none taken from the data), and called with the data.
+const ejsRender = ejs.render
+const OPTIONS_FROM_DATA = ['delimiter', 'scope', 'context', 'debug', 'compileDebug', '_with', 'rmWhitespace', 'strict', 'filename', 'async']
+const compiled = new Map()
+ejs.render = function render(template, data, ...rest) {
+  if (rest.length > 0 || typeof template !== 'string' || data === null || typeof data !== 'object' || OPTIONS_FROM_DATA.some((k) => k in data)) {
+    return ejsRender.call(this, template, data, ...rest)
+  }
+  if (!template.includes('<%') && !template.includes('%>')) return template
+  let fn = compiled.get(template)
+  if (fn === undefined) compiled.set(template, (fn = ejs.compile(template, Object.create(null))))
+  return fn(data)
+}
 
 /**
  * The help oclif would print for `argv` (the arguments after the program), or undefined where this
@@ -157,4 +177,4 @@ function helpSubject(argv, config) {
   return undefined
 }
 
-module.exports = {renderHelp}
+module.exports = {renderHelp, ejs}
