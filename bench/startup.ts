@@ -1,5 +1,5 @@
 /**
- * Start-up (issue 26): `skewscan --version`, `--help` and `analyze --help` against a bare
+ * Start-up (issue 26): `skewscan --version`, `--help`, `analyze --help` and `help export` against a bare
  * `node -e 0` measured in the same run, as ratios; the goal is at most 2x for each. The runs
  * alternate (node, then each command, again and again), so a busy moment weighs on all alike; the
  * median of each is taken. skewscan is started through bin/run.js's #! line, as an installed
@@ -17,6 +17,7 @@ const cases: [string, string, string[]][] = [
   ['skewscan --version', RUN, ['--version']],
   ['skewscan --help', RUN, ['--help']],
   ['skewscan analyze --help', RUN, ['analyze', '--help']],
+  ['skewscan help export', RUN, ['help', 'export']],
 ]
 
 function wall(cmd: string, args: string[]): number {

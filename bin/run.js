@@ -14,6 +14,13 @@ if (version !== undefined) {
   })
   process.stdout.write(`${version}\n`)
 }
+// Help (`--help`, `-h`, no arguments, `help [COMMAND]`): oclif's own help classes, bundled at build
+// time with what oclif's Config would give them (dist/help/, scripts/build-help.js), print the
+// text without loading oclif, which costs more than node's own start. Where that cannot promise
+// oclif's exact bytes (a theme, WSL, an unknown command, ...), it answers undefined and oclif
+// answers as before. SKEWSCAN_HELP=oclif always leaves help to oclif (a test and debug switch:
+// the tests compare both).
+const helpAnswer = version === undefined && process.env.SKEWSCAN_HELP !== 'oclif' ? fastHelp(process.argv.slice(2)) : undefined
 // `analyze` reads large files with worker threads: one boots on another core while oclif loads.
 // Not for help: help reads no file.
 if (version === undefined && process.argv[2] === 'analyze' && !helpAsked(process.argv.slice(3))) {
@@ -24,6 +31,7 @@ if (version === undefined && process.argv[2] === 'analyze' && !helpAsked(process
   }
 }
 if (version === undefined) (async () => {
+  if (helpAnswer !== undefined && await helpAnswer) return
   const {join} = require('node:path')
   const {readFile} = require('node:fs/promises')
   const {Plugin} = await import('@oclif/core/config')
@@ -83,6 +91,31 @@ function userAgent() {
     if (existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || existsSync('/run/WSL')) return undefined
   }
   return `${pjson.name}/${pjson.version} ${platform()}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
+}
+
+/**
+ * Writes oclif's help for `args` and resolves true, or resolves false where only oclif can say (no
+ * build, or a case the fast path leaves to oclif); undefined when `args` asks for no help at all.
+ */
+function fastHelp(args) {
+  if (args.length > 0 && !helpAsked(args) && args[0] !== 'help') return undefined
+  return (async () => {
+    const ua = userAgent()
+    if (ua === undefined) return false
+    let text
+    try {
+      const {join} = require('node:path')
+      text = await require('../dist/help/render.js').renderHelp(args, {root: join(__dirname, '..'), pjson, userAgent: ua})
+    } catch {
+      return false
+    }
+    if (text === undefined) return false
+    process.stdout.on('error', (error) => {
+      if (error.code !== 'EPIPE') throw error
+    })
+    process.stdout.write(text)
+    return true
+  })()
 }
 
 /** Whether oclif will show help for these arguments: a help flag before `--` (oclif's own test). */

@@ -53,11 +53,11 @@ describe('start-up loads only what the answer needs (a count of modules, not a t
   afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
   /** What a run of the installed CLI printed, and the CommonJS modules it loaded (paths from the checkout). */
-  function loaded(args: string[]): {status: number | null; stdout: string; modules: string[]} {
+  function loaded(args: string[], env: Record<string, string> = {}): {status: number | null; stdout: string; modules: string[]} {
     const out = join(dir, 'modules.txt')
     rmSync(out, {force: true})
     const r = spawnSync(process.execPath, ['--require', join(ROOT, 'test', 'helpers', 'loaded-modules.js'), join(ROOT, 'bin', 'run.js'), ...args],
-      {cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: cliEnv({SKEWSCAN_LOADED_MODULES_OUT: out})})
+      {cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: cliEnv({SKEWSCAN_LOADED_MODULES_OUT: out, ...env})})
     return {status: r.status, stdout: r.stdout, modules: readFileSync(out, 'utf8').split('\n').filter((f) => f !== '').map((f) => relative(ROOT, f))}
   }
 
@@ -71,11 +71,22 @@ describe('start-up loads only what the answer needs (a count of modules, not a t
     expect(version.stdout).toMatch(/^skewscan\/\d+\.\d+\.\d+ \w+-\w+ node-v\d+\.\d+\.\d+\n$/)
   })
 
-  it('--help and analyze --help load oclif and its help, no module of skewscan (help comes from the manifest), no worker', () => {
+  it('help (a help flag, no arguments, the help command) loads the launcher, package.json and the help bundle only: no oclif, no module of skewscan, no worker', () => {
+    // The bundle (dist/help/render.js, scripts/build-help.js) holds oclif's help classes; that it
+    // prints oclif's bytes is test/integration/help-fast-path.test.ts's.
+    for (const args of [['--help'], [], ['help', 'probe'], ['analyze', '--help'], ['analyze', 'access.log', '-h']]) {
+      const help = loaded(args)
+      expect(help.status).toBe(0)
+      expect(help.stdout).toMatch(/^USAGE|\nUSAGE/)
+      expect({args, modules: help.modules}).toEqual({args, modules: ['bin/run.js', 'package.json', 'dist/help/render.js']})
+    }
+  })
+
+  it('help left to oclif (SKEWSCAN_HELP=oclif, as for an unknown command or a theme) loads oclif and its help, no module of skewscan, no worker', () => {
     // oclif's help is about 100 modules (@oclif/core and its dependencies): room for a patch release
     // of oclif, none for a command's modules (the six commands load some 350) or analyze's file reader (45).
-    for (const args of [['--help'], ['analyze', '--help'], ['analyze', 'access.log', '-h']]) {
-      const help = loaded(args)
+    for (const args of [['--help'], ['analyze', 'access.log', '-h']]) {
+      const help = loaded(args, {SKEWSCAN_HELP: 'oclif'})
       expect(help.status).toBe(0)
       expect(help.stdout).toMatch(/^USAGE|\nUSAGE/)
       expect(help.modules.filter((f) => !f.includes('node_modules'))).toEqual(['bin/run.js', 'package.json'])
