@@ -52,13 +52,33 @@ export class JsonItemSplitter {
 
   write(text: string): void {
     let from = 0
-    for (let i = 0; i < text.length; i++) {
+    const length = text.length
+    for (let i = 0; i < length; i++) {
       const c = text.charCodeAt(i)
-      if (c === 10) this.lineNo++
       if (this.inString) {
-        if (this.escape) this.escape = false
-        else if (c === 92) this.escape = true
-        else if (c === 34) {
+        if (this.escape) {
+          this.escape = false
+          if (c === 10) this.lineNo++
+          continue
+        }
+        if (c !== 34 && c !== 92) {
+          // Most of a record is the inside of its strings: run to the string's end or next escape
+          // at once (nothing in between changes the state but the line; JSON strings hold no
+          // newline, a broken document may).
+          let j = i
+          let d = c
+          let lines = 0
+          do {
+            if (d === 10) lines++
+            if (++j === length) break
+            d = text.charCodeAt(j)
+          } while (d !== 34 && d !== 92)
+          this.lineNo += lines
+          i = j - 1
+          continue
+        }
+        if (c === 92) this.escape = true
+        else {
           this.inString = false
           if (this.stringItem) {
             this.stringItem = false
@@ -70,6 +90,7 @@ export class JsonItemSplitter {
         }
         continue
       }
+      if (c === 10) this.lineNo++
       if (this.depth === 0) {
         if (c === 123) {
           this.startCapture(1)
