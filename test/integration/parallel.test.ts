@@ -6,7 +6,7 @@
  * of two hours of traffic (~7k requests) (with malformed lines mixed in) in several formats and orders, newest-first
  * included. Ranges are kept tiny here so that files are cut into many of them; nothing is timed.
  */
-import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -19,7 +19,7 @@ import {ParsePool} from '../../src/sources/parallel/parse-pool'
 import {prestartWorker} from '../../src/sources/parallel/early-worker'
 import {decodeEvents} from '../../src/sources/parallel/event-codec'
 import {byteRanges, type LineRange} from '../../src/sources/file/line-range'
-import {DEFAULT_CHUNK_BYTES, DEFAULT_MIN_FILE_BYTES, prestartFor} from '../../src/sources/parallel/options'
+import {DEFAULT_MIN_FILE_BYTES, prestartFor, type PrestartSizes} from '../../src/sources/parallel/options'
 import {parallelLineBatches} from '../../src/sources/parallel/parallel-lines'
 import {MAX_LINE} from '../../src/sources/file/lines'
 import {ddEventLine, ddUnparsedLine, DEFAULT_CONTEXT, explorerCsvRow, EXPLORER_HEADER, ingressLine, nginxJsonLine, simulateIter} from '../../scripts/fixture-generator'
@@ -263,26 +263,47 @@ describe('a worker started before the run (bin/run.js, for analyze)', () => {
     })
   })
 
+  /** Whether a worker was taken over, and whether the run's first range of `first` was among its guesses. */
+  async function prestarted(args: string[], first: LineRange, sizes?: PrestartSizes): Promise<[number, number]> {
+    const p = await withEarlyPool(() => (sizes ? prestartFor(args, sizes) : prestartFor(args)), async (pool) => {
+      pool.warm()
+      await pool.parse(first, DEFAULT_NORMALIZE)
+    })
+    return [p.tookEarly, p.usedGuesses]
+  }
+
   it('is started for analyze arguments that name a file workers would read, on its first ranges; not for small files or --workers', async () => {
+    // The run's sizes scaled down (a file read by workers from 64 kB, in ranges of 8 kB): prestartFor
+    // decides the same from them as from the defaults bin/run.js gives it (32 MB, ranges of 1 MB),
+    // without six 1 MB ranges parsed for each case (the next test holds the defaults).
+    const sizes = {minFileBytes: 64 * 1024, minGzipBytes: 8 * 1024, chunkBytes: 8 * 1024}
     const big = join(tmp, 'big.log')
     const lines = readFileSync(fixture('quiet', 'ingress.log'))
-    writeFileSync(big, Buffer.concat(Array.from({length: Math.ceil(DEFAULT_MIN_FILE_BYTES / lines.length)}, () => lines)))
+    writeFileSync(big, Buffer.concat(Array.from({length: Math.ceil(sizes.minFileBytes / lines.length)}, () => lines)))
     const small = fixture('quiet', 'ingress.log')
-    const [firstRange] = byteRanges(big, readFileSync(big).length, DEFAULT_CHUNK_BYTES, statSync(big))
-    // Whether a worker was taken over, and whether the run's first range was among its guesses.
-    const prestarted = async (args: string[]): Promise<[number, number]> => {
-      const p = await withEarlyPool(() => prestartFor(args), async (pool) => {
-        pool.warm()
-        await pool.parse(firstRange as LineRange, DEFAULT_NORMALIZE)
-      })
-      return [p.tookEarly, p.usedGuesses]
-    }
-    expect(await prestarted([small, '--json'])).toEqual([0, 0])
-    expect(await prestarted([big, '--workers', '0'])).toEqual([0, 0])
-    expect(await prestarted(['--json', big])).toEqual([1, 1])
+    const first = byteRanges(big, readFileSync(big).length, sizes.chunkBytes, statSync(big)).next().value as LineRange
+    expect(await prestarted([small, '--json'], first, sizes)).toEqual([0, 0])
+    expect(await prestarted([big, '--workers', '0'], first, sizes)).toEqual([0, 0])
+    expect(await prestarted(['--json', big], first, sizes)).toEqual([1, 1])
     // Another field mapping: started, but nothing guessed with the default one.
-    expect(await prestarted([big, '--field', 'version=tag:version'])).toEqual([1, 0])
+    expect(await prestarted([big, '--field', 'version=tag:version'], first, sizes)).toEqual([1, 0])
     rmSync(big)
+  })
+
+  it('by default, from DEFAULT_MIN_FILE_BYTES: a file one byte shorter starts no worker', async () => {
+    // Sparse files of those sizes (nothing is parsed: --field leaves the worker without guesses).
+    const at = join(tmp, 'at-size.log')
+    const under = join(tmp, 'under-size.log')
+    writeFileSync(at, '')
+    truncateSync(at, DEFAULT_MIN_FILE_BYTES)
+    writeFileSync(under, '')
+    truncateSync(under, DEFAULT_MIN_FILE_BYTES - 1)
+    const path = fixture('quiet', 'ingress.log')
+    const first: LineRange = {path, start: 0, end: statSync(path).size, size: statSync(path).size}
+    expect(await prestarted([under, '--field', 'version=tag:version'], first)).toEqual([0, 0])
+    expect(await prestarted([at, '--field', 'version=tag:version'], first)).toEqual([1, 0])
+    rmSync(at)
+    rmSync(under)
   })
 })
 

@@ -57,10 +57,9 @@ export function warmFor(paths: readonly string[], reading: ParallelReading | und
  * settings read with workers, one worker is started now (see prestartWorker). Any argument is
  * tried as a path (a flag's value too: a small file is no reason); `--workers` turns this off.
  */
-export function prestartFor(args: readonly string[]): void {
+export function prestartFor(args: readonly string[], defaults: PrestartSizes = PRESTART_SIZES): void {
   const flag = (name: string): boolean => args.some((a) => a === name || a.startsWith(`${name}=`))
   if (flag('--workers')) return
-  const defaults = {minFileBytes: DEFAULT_MIN_FILE_BYTES, minGzipBytes: DEFAULT_MIN_GZIP_BYTES}
   for (const path of args) {
     const kind = path.startsWith('-') ? undefined : fileKind(path)
     if (!kind || !forWorkers(kind, defaults)) continue
@@ -68,13 +67,22 @@ export function prestartFor(args: readonly string[]): void {
     // begins on the first ones, with the default field mapping unless the flags choose another.
     const jobs: {range: LineRange; opts: NormalizeOptions}[] = []
     if (!kind.gzip && !flag('--field') && !flag('--session-key')) {
-      for (const range of byteRanges(path, kind.size, DEFAULT_CHUNK_BYTES, kind)) {
+      for (const range of byteRanges(path, kind.size, defaults.chunkBytes, kind)) {
         if (jobs.push({range, opts: DEFAULT_NORMALIZE}) === PRESTART_RANGES) break
       }
     }
     return prestartWorker(jobs)
   }
 }
+
+/** The sizes a run uses by default: which files it reads with workers, and the ranges it cuts them into. */
+export interface PrestartSizes {
+  minFileBytes: number
+  minGzipBytes: number
+  chunkBytes: number
+}
+
+const PRESTART_SIZES: PrestartSizes = {minFileBytes: DEFAULT_MIN_FILE_BYTES, minGzipBytes: DEFAULT_MIN_GZIP_BYTES, chunkBytes: DEFAULT_CHUNK_BYTES}
 
 /** Ranges a prestarted worker parses before the run asks: about what it has time for while oclif loads. */
 const PRESTART_RANGES = 6
