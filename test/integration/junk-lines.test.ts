@@ -18,7 +18,7 @@ import {FileSource} from '../../src/sources/file/file-source'
 import {parseLineRange} from '../../src/sources/file/line-range'
 import {ParsePool} from '../../src/sources/parallel/parse-pool'
 
-// Real worker threads boot through ts-node here: a few seconds on a busy machine.
+// Real worker threads (their TypeScript modules stripped by SWC as they load) parse thousands of ranges.
 jest.setTimeout(120_000)
 
 const tmp = mkdtempSync(join(tmpdir(), 'skewscan-junk-'))
