@@ -21,7 +21,9 @@ export interface PullEstimate {
   slices: number
   /** Slices whose count is unknown (the pods' edges, or every slice when the count failed): each takes a request or more. */
   unknownSlices: number
-  /** Search requests the slices take: their pages, and the empty page that ends each cursor (one for a slice of unknown count). */
+  /** Those slices by the stream they belong to (`edges`: the pods' edges, `sessions`: hurt people's own requests, `all`, `narrowed`, ...: any stream when the count failed). */
+  unknownStreams: Record<string, number>
+  /** Search requests the slices take: their pages, and the empty page that ends each cursor (a page and the empty one for a slice of unknown count). */
   searchRequests: number
   /** Requests made to plan (aggregate counts, deploy events, the budget). */
   planningRequests: number

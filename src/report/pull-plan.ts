@@ -17,14 +17,25 @@ export function renderPullPlan(p: PullPlanView): string {
   const e = p.estimate
   const held = e.held === null ? 'holds an unknown number of events (the aggregate count failed)' : `holds ${pluralCount(e.held, 'event')}`
   const share = e.held !== null && e.held > 0 ? ` (${Math.round((e.toPull / e.held) * 1000) / 10}%)` : ''
-  const unknown = e.unknownSlices === 0 ? '' : e.held === null ? ' (of unknown size)' : ` (${e.unknownSlices} of them, the pods' edges, of unknown size)`
+  const unknown = e.unknownSlices === 0 ? '' : e.held === null ? ' (of unknown size)' : ` (${e.unknownSlices} of them, ${unknownWhat(e)}, of unknown size)`
   const lines = [
     `Datadog plan: ${when(p.from)} → ${when(p.to)} ${held} for ${JSON.stringify(terminalSafe(p.query || '*'))}.`,
     `The pull takes ${e.unknownSlices > 0 ? 'at least ' : ''}${pluralCount(e.toPull, 'event')}${share} in ${plural(e.slices, 'slice')}${unknown}: ` +
-      `${e.unknownSlices > 0 ? 'at least ' : 'about '}${plural(e.searchRequests, 'search request')}, after ${plural(e.planningRequests, 'request')} to plan it.`,
+      `about ${plural(e.searchRequests, 'search request')}, after ${plural(e.planningRequests, 'request')} to plan it.`,
     rateLine(e),
   ]
   return `${lines.join('\n')}\n`
+}
+
+/** What the slices of unknown size are, by their streams: each named for what it reads. */
+const UNKNOWN_NAMES: Record<string, string> = {edges: "the pods' edges", sessions: "hurt people's own requests"}
+
+function unknownWhat(e: PullEstimate): string {
+  const streams = Object.entries(e.unknownStreams).filter(([, n]) => n > 0)
+  const name = (stream: string): string => UNKNOWN_NAMES[stream] ?? `the ${terminalSafe(stream)} stream`
+  if (streams.length <= 1) return streams[0] ? name(streams[0][0]) : 'slices'
+  const parts = streams.map(([stream, n]) => `${name(stream)} (${n})`)
+  return `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] as string}`
 }
 
 function rateLine(e: PullEstimate): string {

@@ -53,7 +53,7 @@ describe('analyze --plan', () => {
   it('prints the plan as text, and refuses --plan without Datadog', async () => {
     const text = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--plan'], {env: KEYS})
     expect(text.status).toBe(0)
-    expect(text.stdout).toMatch(/^Datadog plan: 2026-11-29 13:55:00Z → 2026-11-29 14:45:00Z holds [\d,]+ events for "service:ingress-nginx"\.\nThe pull takes (at least )?[\d,]+ events \([\d.]+%\) in \d+ slices( \(\d+ of them, the pods' edges, of unknown size\))?: (about|at least) \d+ search requests?, after \d+ requests to plan it\.\nRate limit logs_query: 300 requests per 3600 s, \d+ left, refills in .*: no wait\.\n$/)
+    expect(text.stdout).toMatch(/^Datadog plan: 2026-11-29 13:55:00Z → 2026-11-29 14:45:00Z holds [\d,]+ events for "service:ingress-nginx"\.\nThe pull takes (at least )?[\d,]+ events \([\d.]+%\) in \d+ slices( \(\d+ of them, (the pods' edges|hurt people's own requests|the pods' edges \(\d+\) and hurt people's own requests \(\d+\)|hurt people's own requests \(\d+\) and the pods' edges \(\d+\)), of unknown size\))?: about \d+ search requests?, after \d+ requests to plan it\.\nRate limit logs_query: 300 requests per 3600 s, \d+ left, refills in .*: no wait\.\n$/)
     // A live run on a terminal says the plan first, then pulls.
     const tty = await runCliAsync(['analyze', ...RANGE, '--api-url', fake.url, '--format', 'markdown'], {env: KEYS, tty: true})
     expect(tty.status).toBe(0)
@@ -70,10 +70,14 @@ describe('estimatePull', () => {
   const budget = {name: 'logs_query', limit: 300, periodSeconds: 3600, remaining: 10, resetInSeconds: 600}
 
   it('counts pages and the empty page ending each cursor', () => {
-    expect([0, 1, 999, 1000, 2500].map(requestsFor)).toEqual([1, 1, 1, 2, 3])
+    // A short page still carries a cursor (reference/datadog.md 1.3): only an empty slice takes one request.
+    expect([0, 1, 999, 1000, 1001, 2500].map(requestsFor)).toEqual([1, 2, 2, 2, 3, 4])
+    // A slice of unknown size: a page and the empty one.
     expect(estimatePull(plan([2500, 10, undefined]), 7, budget)).toEqual({
-      held: 100_000, toPull: 2510, slices: 3, unknownSlices: 1, searchRequests: 5, planningRequests: 7, budget, waitSeconds: 0,
+      held: 100_000, toPull: 2510, slices: 3, unknownSlices: 1, unknownStreams: {slices: 1}, searchRequests: 8, planningRequests: 7, budget, waitSeconds: 0,
     })
+    const named = {held: 100_000, streams: [{name: 'pages', slices: [{estimate: 5}]}, {name: 'sessions', slices: [{}, {}]}, {name: 'edges', slices: [{}]}]}
+    expect(estimatePull(named, 0, undefined)).toMatchObject({unknownSlices: 3, unknownStreams: {sessions: 2, edges: 1}, searchRequests: 8})
   })
 
   it('waits for the reset beyond what is left, then a period per further limit', () => {

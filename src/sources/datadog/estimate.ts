@@ -8,19 +8,35 @@ import {PAGE_LIMIT} from './puller'
 
 export type {PullEstimate} from '../../model/pull-estimate'
 
-/** Search requests a slice of `events` takes: full pages, then the page that ends the cursor. */
-export const requestsFor = (events: number): number => Math.floor(events / PAGE_LIMIT) + 1
+/**
+ * Search requests a slice of `events` takes: its pages, then the empty page that ends the cursor.
+ * Datadog gives a cursor with every page that holds events, a short one too (reference/datadog.md
+ * 1.3, the recorded cassette: a 1-item page of limit 2 still carried `after`; the next was
+ * `{"data":[]}`), so a slice of 1 to 1000 events takes two requests and only an empty one takes one.
+ */
+export const requestsFor = (events: number): number => (events <= 0 ? 1 : Math.ceil(events / PAGE_LIMIT) + 1)
+
+/**
+ * A slice of unknown size (a pod's edges, a hurt person's own requests) is planned where the counts
+ * show it holds events, and joined only while it fits one page: a page and the empty one after it.
+ */
+const UNKNOWN_SLICE_REQUESTS = 2
 
 /**
  * The pull's cost. Waiting: what the budget has left goes first; beyond it, the rest waits for the
  * reset, then a whole period for each further limit's worth.
  */
-export function estimatePull(plan: {held: number | null; streams: readonly {slices: readonly {estimate?: number}[]}[]}, planningRequests: number, budget: RateLimitBudget | undefined): PullEstimate {
+export function estimatePull(plan: {held: number | null; streams: readonly {name?: string; slices: readonly {estimate?: number}[]}[]}, planningRequests: number, budget: RateLimitBudget | undefined): PullEstimate {
   const slices = plan.streams.flatMap((s) => s.slices)
   const toPull = slices.reduce((n, s) => n + (s.estimate ?? 0), 0)
-  const searchRequests = slices.reduce((n, s) => n + requestsFor(s.estimate ?? 0), 0)
+  const searchRequests = slices.reduce((n, s) => n + (s.estimate === undefined ? UNKNOWN_SLICE_REQUESTS : requestsFor(s.estimate)), 0)
+  const unknownStreams: Record<string, number> = {}
+  for (const s of plan.streams) {
+    const n = s.slices.filter((sl) => sl.estimate === undefined).length
+    if (n > 0) unknownStreams[s.name ?? 'slices'] = (unknownStreams[s.name ?? 'slices'] ?? 0) + n
+  }
   return {
-    held: plan.held, toPull, slices: slices.length, unknownSlices: slices.filter((s) => s.estimate === undefined).length, searchRequests, planningRequests,
+    held: plan.held, toPull, slices: slices.length, unknownSlices: slices.filter((s) => s.estimate === undefined).length, unknownStreams, searchRequests, planningRequests,
     ...(budget ? {budget} : {}), waitSeconds: waitFor(searchRequests, budget),
   }
 }
