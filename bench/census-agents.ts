@@ -5,7 +5,9 @@
  * default tuning. Prints the events held and pulled, search and aggregate requests, whether page
  * requests were counted, and whether the live report equals the offline one.
  *
- * `npx ts-node --transpile-only bench/census-agents.ts` (BENCH_DAY_EVENTS sets the day's size, default 100000).
+ * `npx ts-node --transpile-only bench/census-agents.ts` (BENCH_DAY_EVENTS sets the day's size, default 100000;
+ * BENCH_REALISTIC=1 takes the realistic day of issue 27 instead: six rollouts, crawlers, scanners,
+ * probe, mobile API client and people's varied agents, buildDay's `realistic`).
  */
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -20,13 +22,14 @@ import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, withoutInput} from '.
 
 const ROOT = join(__dirname, '..')
 const EVENTS = Number(process.env.BENCH_DAY_EVENTS ?? 100_000)
+const REALISTIC = process.env.BENCH_REALISTIC === '1'
 const TUNING: PullTuning = {
   concurrency: 3, sliceEvents: 20_000, maxSliceMs: 3_600_000, timeoutMs: 30_000,
   retry: {maxAttempts: 6, baseDelayMs: 1000, maxDelayMs: 30_000, maxElapsedMs: 300_000},
 }
 
 async function main(): Promise<void> {
-  const day = withAgentVariety(buildDay({root: ROOT, deploys: 2, events: EVENTS}))
+  const day = REALISTIC ? buildDay({root: ROOT, deploys: 6, events: EVENTS, realistic: {}}) : withAgentVariety(buildDay({root: ROOT, deploys: 2, events: EVENTS}))
   const agents = new AgentClassifier()
   const people = new Set(day.items.map((i) => String((i.attributes as {attributes: {http?: {useragent?: unknown}}}).attributes.http?.useragent ?? '')).filter((a) => agents.kind(a) === undefined))
   const dir = mkdtempSync(join(tmpdir(), 'skewscan-census-bench-'))
