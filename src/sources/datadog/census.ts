@@ -80,18 +80,63 @@ export async function countShells(ask: Ask, q: QueryBuilder, facets: readonly st
     lengths.add(bytes)
     appOf(name).shells.set(bytes, g.counts)
   }
-  const agents = new AgentClassifier()
-  const appLevel = chosen.facet === null ? [] : [{facet: chosen.facet, limit: MAX_APPS}]
-  const agentLimit = Math.floor(GROUP_LIMIT / (chosen.facet === null ? 1 : MAX_APPS))
-  const loads = await groupedSeries(client, scope, q.shellPageLoads(), range, bucket, [...appLevel, {facet: AGENT_FACET, limit: agentLimit, missing: MISSING}])
-  if (!loads.complete) return {reason: `more than ${agentLimit} user agents load pages of one app`}
-  for (const g of loads.groups) {
-    const [name, agent] = chosen.facet === null ? ['', g.by[0] as string] : [g.by[0] as string, g.by[1] as string]
-    if (agents.kind(agent === MISSING ? '' : agent) !== undefined) continue
+  const loads = await peoplesPageLoads(ask, q.shellPageLoads(), chosen.facet, apps.size)
+  if ('reason' in loads) return loads
+  for (const [name, series] of loads.apps) {
     const into = appOf(name).pageLoads
-    for (const [t, n] of g.counts) into.set(t, (into.get(t) ?? 0) + n)
+    for (const [t, n] of series) into.set(t, (into.get(t) ?? 0) + n)
   }
   return {apps, lengths: [...lengths].sort((a, b) => a - b), facet: chosen.facet}
+}
+
+/** Aggregates one count of people's page loads asks at most (the range's pieces). */
+export const MAX_LOAD_PIECES = 32
+
+/**
+ * People's page loads per app and bucket: grouped by app and user agent, crawlers and the probe
+ * left out by the classifier the analysis uses (so both judge every agent alike). Real traffic
+ * shows thousands of agents a day, more than one aggregate lists under each app: a piece of the
+ * range that lists too many is halved at a bucket boundary and each half counted again, until every
+ * piece lists all its agents (the pieces are disjoint, so their counts add up). The app level lists
+ * one more app than the shells named, so an app they did not name shows as one too many.
+ */
+export async function peoplesPageLoads(ask: Ask, query: string, facet: string | null, appsNamed: number): Promise<{apps: Map<string, Map<number, number>>; pieces: number} | {reason: string}> {
+  const {client, scope, bucket} = ask
+  const appLimit = Math.min(MAX_APPS, appsNamed + 1)
+  const agentLimit = Math.floor(GROUP_LIMIT / (facet === null ? 1 : appLimit))
+  const levels = [...(facet === null ? [] : [{facet, limit: appLimit}]), {facet: AGENT_FACET, limit: agentLimit, missing: MISSING}]
+  const agents = new AgentClassifier()
+  const apps = new Map<string, Map<number, number>>()
+  const todo: TimeRange[] = [ask.range]
+  let pieces = 0
+  for (let piece = todo.pop(); piece !== undefined; piece = todo.pop()) {
+    if (++pieces > MAX_LOAD_PIECES) return {reason: `more than ${agentLimit} user agents load pages of one app in each of ${MAX_LOAD_PIECES} parts of the range`}
+    const loads = await groupedSeries(client, scope, query, piece, bucket, levels)
+    if (facet !== null && new Set(loads.groups.map((g) => g.by[0])).size >= appLimit) return {reason: `more than ${appLimit - 1} apps load pages`}
+    if (!loads.complete) {
+      const halves = halved(piece, bucket.ms)
+      if (halves === undefined) return {reason: `more than ${agentLimit} user agents load pages of one app in one ${bucket.interval} bucket`}
+      todo.push(...halves)
+      continue
+    }
+    for (const g of loads.groups) {
+      const [name, agent] = facet === null ? ['', g.by[0] as string] : [g.by[0] as string, g.by[1] as string]
+      if (agents.kind(agent === MISSING ? '' : agent) !== undefined) continue
+      let into = apps.get(name)
+      if (!into) apps.set(name, (into = new Map()))
+      for (const [t, n] of g.counts) into.set(t, (into.get(t) ?? 0) + n)
+    }
+  }
+  return {apps, pieces}
+}
+
+/** A range cut in two at the bucket boundary nearest its middle; undefined when it lies in one bucket. */
+export function halved(range: TimeRange, bucketMs: number): [TimeRange, TimeRange] | undefined {
+  const first = Math.floor(range.from / bucketMs) * bucketMs
+  const buckets = Math.ceil((range.to - first) / bucketMs)
+  if (buckets <= 1) return undefined
+  const cut = first + Math.floor(buckets / 2) * bucketMs
+  return [{from: range.from, to: cut}, {from: cut, to: range.to}]
 }
 
 /** Which pods answered which shell length, per bucket: a pod's first shell teaches its build. */
