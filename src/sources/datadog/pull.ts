@@ -58,6 +58,8 @@ export interface PullTuning {
   narrowBelow?: number
   /** The most one answer may take once inflated (default: the client's `MAX_ANSWER_BYTES`); tests make it small. */
   maxAnswerBytes?: number
+  /** The most groups one aggregate of people's page loads lists (default: Datadog's GROUP_LIMIT); tests make it small. */
+  groupLimit?: number
 }
 
 export interface PullHooks {
@@ -252,7 +254,7 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
   }
   if (heldReason !== undefined) return fallBack(heldReason)
   try {
-    const ask = {client, scope: spec.scope, range: spec.range, bucket}
+    const ask = {client, scope: spec.scope, range: spec.range, bucket, ...(tuning.groupLimit ? {groupLimit: tuning.groupLimit} : {})}
     // A small range costs fewer requests pulled whole than planning windows would.
     const small = spec.mode === 'windows' && held !== null && held <= (tuning.narrowBelow ?? 0)
     let censusReason: string | undefined
