@@ -7,18 +7,29 @@
  * report of the same events (analyze of the day written as an NDJSON export), naming the fields
  * that differ if not. Deploys are inferred from the logs in both (no --deploy-query).
  *
- * Alone: `npx ts-node --transpile-only bench/datadog-pull.ts [--write]` (BENCH_DAY_EVENTS sets the
- * day's size, default 200000; --write puts the section into bench/RESULTS.md, replacing only its
- * own section).
+ * Then the realistic day of issue 27 (buildDay's `realistic`: six rollouts, an uptime probe, a
+ * mobile API client, crawlers 2%, scanners 1%; three times BENCH_DAY_EVENTS, about 600k events) in
+ * the issue's three variants: as described, scanners never with a browser's user agent, people's
+ * user agents by the thousand. Per variant: share pulled, search and aggregate requests, wall time,
+ * live = offline.
+ *
+ * Alone: `npx ts-node --transpile-only bench/datadog-pull.ts [--write] [--realistic]` (BENCH_DAY_EVENTS
+ * sets the day's size, default 200000; --write puts the sections into bench/RESULTS.md, replacing
+ * only their own; --realistic runs only the realistic day).
  */
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {AnalysisReport} from '../src/model/report'
 import type {PullMode, PullTuning} from '../src/sources/datadog/pull'
-import {buildDay, dayNdjson} from '../test/helpers/datadog-day'
+import {loadavg} from 'node:os'
+import {buildDay, dayNdjson, type RealisticTraffic, writeDayNdjson} from '../test/helpers/datadog-day'
 import {FakeDatadog} from '../test/helpers/fake-datadog'
-import {API_KEY, APP_KEY, expectedIds, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput} from '../test/helpers/fake-datadog-live'
+import {API_KEY, APP_KEY, connection, expectedIds, fileAnalyze, liveAnalyze, QUERY, sortById, spec, tuning, withoutInput} from '../test/helpers/fake-datadog-live'
+import {openDatadogLogs} from '../src/sources/datadog/live-source'
+import type {DatadogPull} from '../src/sources/datadog/pull'
+import {DEFAULT_NORMALIZE} from '../src/normalize/fields'
+import type {DatadogInputSummary} from '../src/model/report'
 
 const ROOT = join(__dirname, '..')
 const EVENTS = Number(process.env.BENCH_DAY_EVENTS ?? 200_000)
@@ -118,20 +129,153 @@ export function datadogPullSection({rows, differences: diffs, events}: PullResul
   ].join('\n')
 }
 
-if (require.main === module) {
-  datadogPullCases((s) => process.stdout.write(`${s}\n`)).then((results) => {
-    const section = datadogPullSection(results)
-    process.stdout.write(`\n${section}`)
-    if (process.argv.includes('--write')) {
-      const file = join(__dirname, 'RESULTS.md')
-      const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n'
-      const at = old.indexOf(SECTION)
-      const end = at === -1 ? -1 : old.indexOf('\n## ', at + SECTION.length)
-      const text = at === -1 ? `${old.trimEnd()}\n\n${section}` : `${old.slice(0, at)}${section}${end === -1 ? '' : old.slice(end + 1)}`
-      writeFileSync(file, text)
-      process.stdout.write('written to bench/RESULTS.md\n')
+export const REALISTIC_SECTION = '## Live Datadog pull of the realistic day (issue 27)'
+
+/** The issue's three variants of its day. */
+const VARIANTS: {label: string; realistic: RealisticTraffic}[] = [
+  {label: 'as described', realistic: {variedAgents: false}},
+  {label: 'scanners never with a browser\'s user agent', realistic: {variedAgents: false, scannerBrowserAgents: false}},
+  {label: 'people\'s user agents as varied as real traffic\'s', realistic: {}},
+]
+
+export interface RealisticResults {
+  rows: string[]
+  differences: string[]
+  events: number
+  load: {before: number; after: number}
+}
+
+/** The realistic day (3 x BENCH_DAY_EVENTS) in the issue's three variants, each pulled once with the CLI's default tuning. */
+export async function realisticDayCases(say: (line: string) => void = () => undefined): Promise<RealisticResults> {
+  const events = 3 * EVENTS
+  const before = loadavg()[0] ?? 0
+  const rows: string[] = []
+  const diffs: string[] = []
+  const dir = mkdtempSync(join(tmpdir(), 'skewscan-bench-real-'))
+  try {
+    for (const v of VARIANTS) {
+      const day = buildDay({root: ROOT, deploys: 6, events, realistic: v.realistic})
+      const agents = new Set(day.items.map((i) => (i.attributes.attributes as {http: {useragent?: string}}).http.useragent)).size
+      const file = join(dir, 'day.ndjson')
+      writeDayNdjson(day, file)
+      const t0 = Date.now()
+      const offline = await fileAnalyze('day', file)
+      const offlineMs = Date.now() - t0
+      rmSync(file)
+      const start = (): Promise<FakeDatadog> => FakeDatadog.start({logs: day.items as unknown as Record<string, unknown>[], apiKey: API_KEY, appKey: APP_KEY, rateLimit: {limit: 100_000, periodSeconds: 3600}})
+      let server = await start()
+      try {
+        let dd: DatadogInputSummary | undefined
+        let same: string
+        let exact: string
+        let ms: number
+        try {
+          const live = await liveAnalyze(server, {mode: 'windows', spec: {range: day.range, query: QUERY}, tuning: TUNING})
+          dd = live.report.input.datadog
+          ms = live.ms
+          const found = differences(withoutInput(live.report), withoutInput(offline))
+          if (found.length > 0) diffs.push(`${v.label}: ${found.join('; ')}`)
+          same = found.length === 0 ? 'yes' : '**no**'
+          exact = JSON.stringify(sortById(live.items.map((p) => p.item))) === JSON.stringify(expectedIds(server, live.plan)) ? 'yes' : '**no**'
+        } catch (error: unknown) {
+          // The live run failed: the pull alone, on a fresh server, still says what it costs.
+          const message = error instanceof Error ? error.message.split('\n')[0] as string : String(error)
+          await server.close()
+          server = await start()
+          const alone = await pullAlone(server, day.range)
+          dd = alone.summary
+          ms = alone.ms
+          same = `**no**: the live run failed (${message})`
+          exact = '-'
+          diffs.push(`${v.label}: the live run failed: ${message}. The pull alone handed out its events out of time order: ${alone.disorder}`)
+        }
+        if (!dd) throw new Error('the live report has no Datadog summary')
+        const held = dd.held ?? 0
+        const counts = dd.narrowing.pageCounts
+        const census = counts === undefined ? '-' : counts.used ? 'counted' : `refused: ${counts.reason}`
+        const g = day.counts.generated
+        const row = `| ${v.label} | ${day.items.length} | ${agents} | ${g.crawlers} / ${g.scanners} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} | ${dd.requests.aggregate} | ${dd.slices} | ${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min | ${census} | ${same} | ${exact} | ${secs(ms)} | ${secs(offlineMs)} |`
+        rows.push(row)
+        say(row)
+      } finally {
+        await server.close()
+      }
     }
-  }).catch((error: unknown) => {
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+  return {rows, differences: diffs, events, load: {before, after: loadavg()[0] ?? 0}}
+}
+
+/**
+ * The pull of a range drained without the analysis: its summary, its wall time, and the largest
+ * step back in time between two events it handed out (the analysis allows a minute).
+ */
+async function pullAlone(server: FakeDatadog, range: {from: number; to: number}): Promise<{summary: DatadogInputSummary; ms: number; disorder: string}> {
+  const t0 = Date.now()
+  const live = await openDatadogLogs({connection: connection(server), spec: spec('windows', {range, query: QUERY}), tuning: tuning(TUNING), normalize: DEFAULT_NORMALIZE}, {})
+  const pull = (live.source as unknown as {pull: DatadogPull}).pull
+  let latest = -Infinity
+  let back = 0
+  let at = ''
+  for await (const batch of pull.pulled()) {
+    for (const p of batch) {
+      if (latest - p.time > back) {
+        back = latest - p.time
+        const http = (p.item.attributes as {attributes?: {http?: {url?: string}}} | undefined)?.attributes?.http
+        at = `${http?.url ?? '?'} at ${new Date(p.time).toISOString()} after one at ${new Date(latest).toISOString()}`
+      }
+      latest = Math.max(latest, p.time)
+    }
+  }
+  const plan = await pull.plan()
+  const sessions = plan.streams.find((s) => s.name === 'sessions')?.slices ?? []
+  const overlapping = sessions.filter((a, i) => sessions.some((b, j) => j < i && b.to > a.from)).length
+  return {
+    summary: pull.summary(), ms: Date.now() - t0,
+    disorder: `${(back / 3_600_000).toFixed(1)} h back at most (${at}); the sessions stream has ${sessions.length} slices, ${overlapping} of them overlapping an earlier one in time`,
+  }
+}
+
+export function realisticDaySection({rows, differences: diffs, events, load}: RealisticResults): string {
+  return [
+    REALISTIC_SECTION, '',
+    `Produced by \`npx ts-node --transpile-only bench/datadog-pull.ts --realistic\` (BENCH_DAY_EVENTS=${events / 3}: days of about ${events} events), ${new Date().toISOString().slice(0, 10)}, 2 shared cores, load average ${load.before.toFixed(2)} before and ${load.after.toFixed(2)} after. The day of issue 27 (test/helpers/datadog-day.ts \`realistic\`): 24 h of one ingress in front of two apps, six rollouts replayed from the captures rr-3 and mode-404, the captures' steady visitors between them; an uptime probe (0.5%), a mobile API client (3%), crawlers (2%: real crawlers' agents, pages, robots.txt, and asset URLs of earlier builds) and scanners (1%: bursts from new addresses, some HEAD, half to the apps' hosts, whose SPA answers asset-like junk with its shell). Variants as the issue's table: "as described" (scanners half with a browser's agent; people with the captures' few agents), scanners never with a browser's agent, and people's agents as varied as real traffic's (thousands of distinct strings). Pulled by the code of \`analyze --from\` (--pull windows, the default) with the CLI's default tuning from the fake Datadog on loopback (1000 events a page); deploys inferred from the logs. "Census": whether page requests were counted on Datadog's side. "Same report": the live report equals the offline report of the day's NDJSON (without the input block and the volumes a pull leaves out); "as planned": the events pulled are exactly those the plan's queries select. Run times are wall times in one process (ts-node), the offline run the baseline. Where the live run failed, its figures and run time are those of the same pull drained alone (without the analysis), on a fresh server. The issue's goal: at most 5% pulled in at most 60 search requests, the same report.`, '',
+    '| day | events | distinct user agents | crawler / scanner requests | held | pulled | pulled share | search requests | aggregate requests | slices | asset windows | census | same report | as planned | live run | offline run |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | ---: | ---: |',
+    ...rows, '',
+    ...(diffs.length === 0 ? ['Every live report equals the offline report of the same events.'] : ['Fields where the live report differs from the offline one:', '', ...diffs.map((d) => `- ${d}`)]), '',
+  ].join('\n')
+}
+
+/** `section` in place of its own heading's section of bench/RESULTS.md (or after the rest). */
+function writeSection(heading: string, section: string): void {
+  const file = join(__dirname, 'RESULTS.md')
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n'
+  const at = old.indexOf(`${heading}\n`)
+  const end = at === -1 ? -1 : old.indexOf('\n## ', at + heading.length)
+  const text = at === -1 ? `${old.trimEnd()}\n\n${section}` : `${old.slice(0, at)}${section}${end === -1 ? '' : old.slice(end + 1)}`
+  writeFileSync(file, text)
+}
+
+async function benchMain(): Promise<void> {
+  const say = (s: string): void => void process.stdout.write(`${s}\n`)
+  const write = process.argv.includes('--write')
+  if (!process.argv.includes('--realistic')) {
+    const section = datadogPullSection(await datadogPullCases(say))
+    process.stdout.write(`\n${section}`)
+    if (write) writeSection(SECTION, section)
+  }
+  const real = realisticDaySection(await realisticDayCases(say))
+  process.stdout.write(`\n${real}`)
+  if (write) {
+    writeSection(REALISTIC_SECTION, real)
+    process.stdout.write('written to bench/RESULTS.md\n')
+  }
+}
+
+if (require.main === module) {
+  benchMain().catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`)
     process.exitCode = 1
   })

@@ -12,7 +12,7 @@ import {cpus, loadavg, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {costCases, costSection} from './cost'
-import {datadogPullCases, datadogPullSection} from './datadog-pull'
+import {datadogPullCases, datadogPullSection, realisticDayCases, realisticDaySection} from './datadog-pull'
 import {generate, OUT} from './generate'
 
 const ROOT = join(__dirname, '..')
@@ -164,6 +164,8 @@ async function main(): Promise<void> {
   const cost = costCases((s) => process.stdout.write(`${s}\n`))
   // A live Datadog pull of a day with 1, 3 and 10 deploys: pulled share and requests (bench/datadog-pull.ts).
   const pull = await datadogPullCases((s) => process.stdout.write(`${s}\n`))
+  // The realistic day of issue 27 in its three variants (bench/datadog-pull.ts).
+  const realistic = await realisticDayCases((s) => process.stdout.write(`${s}\n`))
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`
   const load = `load average ${fmt(loadBefore)} before the run and ${fmt(loadavg()[0] ?? 0)} after it (other work on the machine adds noise)`
@@ -173,6 +175,7 @@ async function main(): Promise<void> {
     '| target | met | measured |', '| --- | --- | --- |', ...targets.map(([t, ok, m]) => `| ${t} | ${ok ? 'yes' : '**no**'} | ${m} |`), '',
     costSection(cost),
     datadogPullSection(pull),
+    realisticDaySection(realistic),
   ].join('\n')
   writeFileSync(join(__dirname, 'RESULTS.md'), md)
   targets.push(...cost.targets)
