@@ -232,7 +232,8 @@ export class Puller {
     const dedupe = new RecentIds(DEDUPE_SLACK_MS)
     try {
       this.fill()
-      for await (const batch of merge(streams.map((s) => this.stream(s)))) {
+      const lanes = streams.flatMap((s) => inLanes(this.runs.filter((r) => r.task.stream === s), (r) => r.task))
+      for await (const batch of merge(lanes.map((l) => this.lane(l)))) {
         const fresh = batch.filter((p) => p.id === undefined || !dedupe.seen(p.id, p.time))
         this.duplicates += batch.length - fresh.length
         if (fresh.length > 0) yield fresh
@@ -243,8 +244,9 @@ export class Puller {
     }
   }
 
-  private async *stream(stream: number): AsyncGenerator<Pulled[]> {
-    for (const run of this.runs.filter((r) => r.task.stream === stream)) {
+  /** The pages of slices that follow one another in time, in order. */
+  private async *lane(runs: readonly SliceRun[]): AsyncGenerator<Pulled[]> {
+    for (const run of runs) {
       for (;;) {
         if (this.error !== undefined) throw this.error
         const page = run.pages.shift()
@@ -324,6 +326,24 @@ export class Puller {
       ...(etaSeconds === undefined ? {} : {etaSeconds: Math.round(etaSeconds)}),
     })
   }
+}
+
+/**
+ * A stream's slices in lanes: each lane slices that follow one another in time (read one after the
+ * other, its events come in time order), the lanes merged by time. One lane for a stream cut along
+ * time; more where its slices overlap: the sessions stream reads the same window once per batch of
+ * addresses, and read one after the other those batches went back in time (a pull of a day with
+ * more than one batch ended "asked to be read twice": the analysis found its source out of order).
+ */
+export function inLanes<T>(items: readonly T[], range: (item: T) => {from: number; to: number}): T[][] {
+  const lanes: T[][] = []
+  const ordered = items.map((item, i) => ({item, i})).sort((a, b) => range(a.item).from - range(b.item).from || a.i - b.i)
+  for (const {item} of ordered) {
+    const lane = lanes.find((l) => range(l[l.length - 1] as T).to <= range(item).from)
+    if (lane) lane.push(item)
+    else lanes.push([item])
+  }
+  return lanes
 }
 
 /** Copies of one event share its time; ids are kept for this long behind the newest time seen. */
