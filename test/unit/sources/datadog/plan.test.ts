@@ -1,4 +1,4 @@
-import {bucketFor, bucketRanges, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets} from '../../../../src/sources/datadog/plan'
+import {bucketFor, bucketRanges, clientsIn, edgeSlices, joinEdgeSlices, junkOnlyBuckets, junkPaths, nearShell, planSlices, planWindows, podEdges, readBuckets, scannerBuckets, withoutBuckets} from '../../../../src/sources/datadog/plan'
 
 const T = Date.parse('2026-11-29T14:00:00Z')
 const MIN = 60_000
@@ -158,5 +158,40 @@ describe('readBuckets and bucketRanges: where page requests are read when the re
     const read = new Set([T, T + MIN, T + 10 * MIN, T + 11 * MIN, T + 59 * MIN])
     expect(bucketRanges(read, MIN, range)).toEqual([{from: T + 30_000, to: T + 2 * MIN}, {from: T + 10 * MIN, to: T + 12 * MIN}, {from: T + 59 * MIN, to: T + 60 * MIN}])
     expect(bucketRanges(new Set(), MIN, range)).toEqual([])
+  })
+})
+
+describe('the scanner check: buckets that need no asset window (issue 27 item 1)', () => {
+  const M = 60_000
+
+  it('junk paths: never served, and no content hash in the name (a hashed name beside served files may be a build\'s missing file)', () => {
+    const served = new Set(['/static/js/main.js'])
+    expect([...junkPaths(['/js/app.js', '/static/js/main.js', '/_build/app.5f3a9c21.js', '/assets/index-abc12345.js', '/wp-includes/js/jquery.js'], served)])
+      .toEqual(['/js/app.js', '/wp-includes/js/jquery.js'])
+  })
+
+  it('a bucket is dropped only when every path in it is junk and every client in it a scanner', () => {
+    const byPath = new Map([['/js/app.js', [0, 2 * M, 4 * M + 5]], ['/_build/a.js', [2 * M]], ['/static/js/main.js', [6 * M]]])
+    const byClient = new Map([['scanner', [0, 2 * M, 4 * M]], ['person', [2 * M, 6 * M]]])
+    const junk = new Set(['/js/app.js', '/static/js/main.js'])
+    expect([...junkOnlyBuckets(byPath, junk, M)].sort((a, b) => a - b)).toEqual([0, 4 * M, 6 * M])
+    expect(clientsIn(byClient, junkOnlyBuckets(byPath, junk, M), M)).toEqual(['person', 'scanner'])
+    // 2M: a path of a build; 6M: a person (who got content) asked for junk: both keep their windows.
+    expect([...scannerBuckets(byPath, byClient, junk, new Set(['scanner']), M)].sort((a, b) => a - b)).toEqual([0, 4 * M])
+    // A bucket one grouping lacks is kept.
+    expect([...scannerBuckets(byPath, new Map([['scanner', [0]]]), junk, new Set(['scanner']), M)]).toEqual([0])
+    expect(withoutBuckets([0, 2 * M, 4 * M + 30_000, 6 * M], new Set([0, 4 * M]), M)).toEqual([2 * M, 6 * M])
+  })
+
+  it('a shell-length answer is surely a fallback only when a shell of that length was served within the horizon before and the look-ahead after', () => {
+    const shells = new Map([[10 * M, 3], [40 * M, 0]])
+    const near = (b: number, lookahead = M): boolean => nearShell(shells, b, M, 30 * M, lookahead)
+    // The shell's bucket and the 29 after it (a shell up to 30 min before any time of the bucket).
+    expect([10 * M, 11 * M, 39 * M].map((b) => near(b))).toEqual([true, true, true])
+    // 40 min after (beyond the horizon), before it (not learned yet: the look-ahead is a minute), an empty bucket's count.
+    expect([40 * M, 9 * M, 41 * M].map((b) => near(b))).toEqual([false, false, false])
+    expect(near(9 * M, 2 * M)).toBe(true)
+    expect(near(10 * M, 30_000)).toBe(false)
+    expect(nearShell(undefined, 10 * M, M, 30 * M, M)).toBe(false)
   })
 })
