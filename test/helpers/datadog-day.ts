@@ -26,6 +26,7 @@ import {createHash} from 'node:crypto'
 import {closeSync, openSync, writeSync} from 'node:fs'
 import {CAPTURES, type Capture, loadCapture, type Stretch, timeLocal, type Truth, type TruthDeploy, type TruthFailure} from '../../scripts/captures/capture'
 import {SECOND_APP} from '../../scripts/captures/compose'
+import {type Agent, browserAgent, CRAWLERS, isMobileAgent, SCANNER_BROWSERS, SCANNER_TOOLS} from './browser-agents'
 
 export interface DayOptions {
   /** The repository root (fixtures/captures is read from it). */
@@ -53,6 +54,28 @@ export interface DayOptions {
    * API clients (the captures give them 127.20/16 addresses, browsers 127.10/16). Default true.
    */
   noise?: boolean
+  /**
+   * The day of issue 27 (default off: the day as before): the captures' own crawlers, scanners,
+   * uptime checks and API clients are left out of the healthy traffic (`noise` is then ignored),
+   * and the day's other clients are generated, each a share of `events`, in the time between each
+   * app's rollouts, answered by the pods of the build its app runs then.
+   */
+  realistic?: RealisticTraffic
+}
+
+export interface RealisticTraffic {
+  /** Share of the day's requests from crawlers (default 0.02): real crawlers' user agents and networks, pages, robots.txt, sitemap.xml, and asset URLs of the app's earlier builds re-fetched. */
+  crawlers?: number
+  /** Share from scanners (default 0.01): bursts from new addresses, some `HEAD`, half to the apps' hosts (the SPA answers asset-like junk with its shell), half to the ingress's default backend (404). */
+  scanners?: number
+  /** Some scanners carry a browser's user agent (default true); false: every one says what it is. */
+  scannerBrowserAgents?: boolean
+  /** People's user agents as varied as real traffic's, thousands a day (browser-agents.ts; default true); false: the captures' own few. */
+  variedAgents?: boolean
+  /** Share from the uptime probe (default 0.005): Pingdom's GET /api/health to each app at a fixed interval. */
+  probe?: number
+  /** Share from the mobile app's API client (default 0.03): sessions of JSON requests, no shell, no assets. */
+  mobileApi?: number
 }
 
 /** One log item as the Logs API v2 search returns it. */
@@ -130,7 +153,11 @@ export interface Day {
   truths: Record<string, Truth>
   /** Day time to day time, with the replays' factor (scoreCapture's tolerance follows it). */
   stretch: Stretch
-  counts: {rollout: number; healthy: number; healthyVisitors: number; byApp: Record<string, number>}
+  counts: {
+    rollout: number; healthy: number; healthyVisitors: number; byApp: Record<string, number>
+    /** Requests of the generated clients (RealisticTraffic; all 0 without it), and its crawlers' visits and scanners' bursts. */
+    generated: {probe: number; mobileApi: number; crawlers: number; scanners: number; crawlerVisits: number; scannerBursts: number}
+  }
 }
 
 const HOUR = 3_600_000
@@ -370,6 +397,8 @@ interface Replay {
   clients: Map<string, string>
   cookies: Map<string, string>
   requestIds: Map<string, string>
+  /** A person's user agent for a capture browser's (by capture client): RealisticTraffic.variedAgents. */
+  agent?: (clientIp: string, original: string) => Agent
 }
 
 function rewritePath(r: Replay, path: string): string {
@@ -412,10 +441,13 @@ function emit(r: Replay, l: Line, names: Names): {time: number; item: DayItem} {
   const addr = podBuild === undefined || pod === undefined ? l.addr : r.builds.pod(podBuild, pod.ordinal)
   const referer = l.referer === undefined ? undefined : rewriteReferer(r, l.referer)
   const ulen = l.inner.upstream_response_length === String(l.bytes) ? String(bytes) : l.inner.upstream_response_length
+  const original = String(l.http.useragent ?? '')
+  // The captures give browsers 127.10/16 addresses: only a person's agent is varied.
+  const agent = r.agent !== undefined && l.clientIp.startsWith('127.10.') ? r.agent(l.clientIp, original) : undefined
   const p = l.parts
   const uri = path === l.path ? p[4] : path
   const message = [
-    client, p[1], timeLocal(time), p[3], uri, p[5], String(bytes), p[7], referer === undefined ? p[8] : referer, p[9],
+    client, p[1], timeLocal(time), p[3], uri, p[5], String(bytes), p[7], referer === undefined ? p[8] : referer, agent === undefined ? p[9] : (p[9] as string).replace(`"${original}"`, `"${agent.agent}"`),
     pod === undefined ? p[10] : addr, p[11], p[12] === String(l.bytes) ? String(bytes) : p[12], p[13], requestId,
   ].join('')
   const http: Record<string, unknown> = {...l.http, request_id: requestId}
@@ -424,6 +456,10 @@ function emit(r: Replay, l: Line, names: Names): {time: number; item: DayItem} {
     http.url_details = {...(l.http.url_details as Record<string, unknown>), path}
   }
   if (referer !== undefined) http.referer = referer
+  if (agent !== undefined) {
+    http.useragent = agent.agent
+    http.useragent_details = agent.details
+  }
   const inner: Record<string, unknown> = {
     ...l.inner, http, network: {...l.network, client: {ip: client}, bytes_written: bytes},
     ...(typeof l.inner.bytes_sent === 'number' ? {bytes_sent: l.inner.bytes_sent + bytes - l.bytes} : {}),
@@ -462,6 +498,223 @@ function replayEvents(r: Replay, app: number, deployIds: number[], serial: numbe
   })
 }
 
+/** A stretch of an app's day between its rollouts, and the build its pods run then. */
+interface Gap {
+  from: number
+  to: number
+  build: number
+}
+
+interface Generation {
+  real: RealisticTraffic
+  random: () => number
+  names: Names
+  from: number
+  to: number
+  target: number
+  gaps: Gap[][]
+  builds: [Builds, Builds]
+  /** Each app's rollout capture: its assets, pods, missing-asset answer and API client. */
+  preps: [Prepared, Prepared]
+  refs: ReadonlyMap<string, number>
+}
+
+/** One generated request, answered. */
+interface Synth {
+  time: number
+  client: string
+  method: 'GET' | 'HEAD'
+  url: string
+  status: number
+  bytes: number
+  agent: Agent
+  host: string
+  upstream: string
+  /** The pod that answered, or '' (the ingress's default backend). */
+  addr: string
+}
+
+/** Scanners' asset-like junk (no build ever serves it) and the usual probes for other software. */
+const JUNK = [
+  '/js/app.js', '/static/js/main.js', '/assets/index.js', '/js/main.js', '/static/js/bundle.js', '/assets/app.js', '/app.js', '/main.js', '/js/jquery.min.js',
+  '/static/css/main.css', '/assets/css/style.css', '/static/js/main.chunk.js', '/js/config.js',
+  '/wp-login.php', '/xmlrpc.php', '/.env', '/.git/config', '/wp-admin/', '/admin/', '/config.json', '/vendor/phpunit/phpunit/src/Util/PHP/eval-stdin.php', '/phpmyadmin/',
+  '/server-status', '/actuator/health', '/api/.env', '/backup.zip', '/.DS_Store', '/console/login',
+]
+/** The apps' routes a crawler follows (each answered with the shell). */
+const ROUTES = ['/', '/orders', '/team', '/billing', '/settings', '/sitemap.xml', '/orders/1042']
+/** First octets of the hosting networks scanners come from (never a person's 10/8 nor the API client's 100/8). */
+const SCANNER_NETS = [23, 45, 62, 80, 89, 91, 103, 109, 141, 159, 167, 176, 193, 194, 212, 217]
+const DEFAULT_BACKEND = {host: '203.0.113.10', upstream: 'upstream-default-backend', notFoundBytes: 22}
+const PINGDOM: Agent = {agent: 'Pingdom.com_bot_version_1.4_(http://www.pingdom.com/)', details: {os: {family: 'Other'}, browser: {family: 'Pingdom'}, device: {category: 'Bot'}}}
+const PINGDOM_ADDRESSES = ['5.172.196.188', '185.180.12.65', '23.83.129.219', '178.255.152.2', '185.93.3.65']
+const TOOL = (agent: string): Agent => ({agent, details: {os: {family: 'Other'}, browser: {family: 'Other'}, device: {category: 'Other'}}})
+
+function synthItem(x: Synth, requestId: string, base: Record<string, unknown>): {time: number; item: DayItem} {
+  const q = x.url.indexOf('?')
+  const path = q === -1 ? x.url : x.url.slice(0, q)
+  const length = 90 + x.url.length + x.agent.agent.length
+  const seconds = x.addr === '' ? '0.000' : (0.002 + (x.bytes % 29) / 1000).toFixed(3)
+  const up = x.addr === '' ? ['-', '-', '-', '-'] : [x.addr, String(x.bytes), seconds, String(x.status)]
+  const message = `${x.client} - - [${timeLocal(x.time)}] "${x.method} ${x.url} HTTP/1.1" ${x.status} ${x.bytes} "-" "${x.agent.agent}" ${length} ${seconds} [${x.upstream}] [] ${up.join(' ')} ${requestId}`
+  const details: Record<string, unknown> = {host: x.host, path, scheme: 'http'}
+  if (q !== -1) details.queryString = Object.fromEntries(new URLSearchParams(x.url.slice(q + 1)))
+  const inner: Record<string, unknown> = {
+    http: {url: x.url, method: x.method, status_code: x.status, version: '1.1', request_id: requestId, url_details: details, useragent: x.agent.agent, useragent_details: x.agent.details},
+    network: {client: {ip: x.client}, bytes_written: x.bytes, bytes_read: length}, duration: Math.round(Number(seconds) * 1e9), bytes_sent: x.bytes + 180,
+    upstream_addr: x.addr, upstream_status: x.addr === '' ? '' : String(x.status), upstream_response_length: x.addr === '' ? '' : String(x.bytes),
+    upstream_response_time: x.addr === '' ? '' : seconds, proxy_upstream_name: x.upstream, cookie_session: '',
+  }
+  return {time: x.time, item: {id: `AQ${requestId}`, type: 'log', attributes: {...base, timestamp: new Date(x.time).toISOString(), status: x.status >= 400 ? 'warn' : 'info', message, attributes: inner}}}
+}
+
+/**
+ * The day's other clients (RealisticTraffic): an uptime probe, a mobile API client, crawlers and
+ * scanners, placed in each app's time between rollouts (the build its pods run is known there).
+ */
+function generateClients(g: Generation): {out: {time: number; item: DayItem}[]; counts: Day['counts']['generated']} {
+  const {real, random, names, builds, preps} = g
+  const out: {time: number; item: DayItem}[] = []
+  const counts = {probe: 0, mobileApi: 0, crawlers: 0, scanners: 0, crawlerVisits: 0, scannerBursts: 0}
+  const base = (() => {
+    const {timestamp: _t, message: _m, attributes: _a, status: _s, ...rest} = (preps[0].lines[0] as Line).attrs
+    return rest
+  })()
+  let serial = 0
+  /** A new address in a network (`a.b`), never one a person or another generated client has. */
+  const address = (net: string): string => {
+    const n = ++serial
+    return `${net}.${(n >>> 8) & 255}.${n & 255}`
+  }
+  const gapAt = (app: number, t: number): Gap | undefined => g.gaps[app]?.find((x) => t >= x.from && t < x.to)
+  /** A time in one of the app's gaps, uniform over them. */
+  const place = (app: number): {t: number; gap: Gap} | undefined => {
+    for (let k = 0; k < 64; k++) {
+      const t = g.from + random() * (g.to - g.from)
+      const gap = gapAt(app, t)
+      if (gap) return {t: Math.floor(t), gap}
+    }
+    return undefined
+  }
+  const podsPer = preps.map((p) => Math.max(1, [...p.pods.values()].filter((x) => x.letter === p.letters[0]).length))
+  const pod = (app: number, j: number): string => (builds[app] as Builds).pod(j, Math.floor(random() * (podsPer[app] as number)))
+  const emitX = (x: Synth): void => {
+    out.push(synthItem(x, names.requestId(), base))
+  }
+  const onApp = (app: number, j: number, x: Omit<Synth, 'host' | 'upstream' | 'addr'>): Synth => ({...x, host: (APP_NAMES[app] as {host: string}).host, upstream: (APP_NAMES[app] as {upstream: string}).upstream, addr: pod(app, j)})
+  // How each app answers a hashed asset its pods do not have: 404 (mode-404's /_build/), or its shell (SPA fallback).
+  const missing = preps.map((p) => {
+    const l = p.lines.find((x) => Number(x.http.status_code) === 404 && x.addr !== '' && p.assets.has(x.path))
+    return l === undefined ? undefined : {prefix: l.path.slice(0, l.path.indexOf('/', 1) + 1), bytes: l.bytes}
+  })
+  const assets = preps.map((p) => [...new Map([...p.assets.values()].map((a) => [a.stem, a])).values()])
+  const lineOf = (p: Prepared, test: (l: Line) => boolean): Line | undefined => p.lines.find(test)
+  const healthBytes = lineOf(preps[0], (l) => l.path === '/api/health')?.bytes ?? 28
+  const robotsBytes = lineOf(preps[1], (l) => l.path === '/robots.txt')?.bytes ?? lineOf(preps[0], (l) => l.path === '/robots.txt')?.bytes ?? 75
+  const shell = (app: number, j: number): number => (builds[app] as Builds).shellBytes(j)
+  const share = (x: number | undefined, d: number): number => Math.round((x ?? d) * g.target)
+
+  // The uptime probe: each app every interval from its probe servers in turn.
+  const probes = share(real.probe, 0.005)
+  const interval = probes > 0 ? (2 * (g.to - g.from)) / probes : Infinity
+  for (const app of [0, 1]) {
+    for (let k = 0, t = g.from + interval / 2 + app * 1000; t < g.to && k < probes; k++, t += interval) {
+      const gap = gapAt(app, t)
+      if (!gap) continue
+      emitX(onApp(app, gap.build, {time: Math.floor(t), client: PINGDOM_ADDRESSES[k % PINGDOM_ADDRESSES.length] as string, method: 'GET', url: '/api/health', status: 200, bytes: healthBytes, agent: PINGDOM}))
+      counts.probe++
+    }
+  }
+
+  // The mobile app's API client: sessions of JSON requests, as the captures' client makes them.
+  const api = preps.map((p) => p.lines.filter((l) => String(l.http.useragent).startsWith('AcmeConsole/')))
+  const mobileWanted = share(real.mobileApi, 0.03)
+  for (let guard = 0; counts.mobileApi < mobileWanted && guard < mobileWanted; guard++) {
+    const app = random() < 0.5 ? 0 : 1
+    const calls = api[app] as Line[]
+    const at = place(app)
+    if (!at || calls.length === 0) continue
+    const client = address('100.' + String(64 + Math.floor(random() * 64)))
+    const agent: Agent = {agent: String((calls[0] as Line).http.useragent), details: (calls[0] as Line).http.useragent_details as Agent['details']}
+    let t = at.t
+    for (let k = 2 + Math.floor(random() * 14); k > 0 && counts.mobileApi < mobileWanted && gapAt(app, t) === at.gap; k--) {
+      const l = calls[Math.floor(random() * calls.length)] as Line
+      emitX(onApp(app, at.gap.build, {time: t, client, method: 'GET', url: String(l.http.url), status: Number(l.http.status_code), bytes: l.bytes, agent}))
+      counts.mobileApi++
+      t += 1500 + Math.floor(random() * 20_000)
+    }
+  }
+
+  // Crawlers: pages, robots.txt, and asset URLs, many of an earlier build's (re-fetched from their index).
+  const crawlWanted = share(real.crawlers, 0.02)
+  for (let guard = 0; counts.crawlers < crawlWanted && guard < crawlWanted; guard++) {
+    const app = random() < 0.5 ? 0 : 1
+    const at = place(app)
+    if (!at) continue
+    const c = CRAWLERS[random() < 0.45 ? Math.floor(random() * 2) : Math.floor(random() * CRAWLERS.length)] as (typeof CRAWLERS)[number]
+    const agent: Agent = {agent: c.agent, details: {os: {family: 'Other'}, browser: {family: c.browser}, device: {category: 'Bot'}}}
+    const client = address(c.net)
+    const j = at.gap.build
+    let t = at.t
+    counts.crawlerVisits++
+    for (let k = 1 + Math.floor(random() * 8); k > 0 && counts.crawlers < crawlWanted && gapAt(app, t) === at.gap; k--) {
+      const r = random()
+      let x: Omit<Synth, 'host' | 'upstream' | 'addr'>
+      if (r < 0.1) x = {time: t, client, method: 'GET', url: '/robots.txt', status: 200, bytes: robotsBytes, agent}
+      else if (r < 0.45) {
+        const route = ROUTES[Math.floor(random() * ROUTES.length)] as string
+        x = {time: t, client, method: 'GET', url: route === '/orders/1042' ? `/orders/${1000 + Math.floor(random() * 900)}` : route, status: 200, bytes: shell(app, j), agent}
+      } else {
+        const list = assets[app] ?? []
+        const a = list[Math.floor(random() * list.length)]
+        if (!a) continue
+        // An earlier build's URL (if there is one) most of the time: what a crawler's index holds.
+        const k2 = j > 0 && random() < 0.7 ? Math.floor(random() * j) : j
+        const url = (builds[app] as Builds).assetPath(k2, a.base, a.stem, a.ext)
+        const m = missing[app]
+        x = k2 === j ? {time: t, client, method: 'GET', url, status: 200, bytes: (builds[app] as Builds).assetBytes(j, g.refs.get(a.stem) ?? a.bytes), agent}
+          : m !== undefined && url.startsWith(m.prefix) ? {time: t, client, method: 'GET', url, status: 404, bytes: m.bytes, agent}
+            : {time: t, client, method: 'GET', url, status: 200, bytes: shell(app, j), agent}
+      }
+      emitX(onApp(app, j, x))
+      counts.crawlers++
+      t += 500 + Math.floor(random() * 30_000)
+    }
+  }
+
+  // Scanners: bursts from new addresses, half to an app's host (answered with its shell), half to the default backend (404).
+  const scanWanted = share(real.scanners, 0.01)
+  const browserScanners = real.scannerBrowserAgents ?? true
+  for (let guard = 0; counts.scanners < scanWanted && guard < scanWanted; guard++) {
+    const app = random() < 0.5 ? 0 : 1
+    const at = place(app)
+    if (!at) continue
+    const toApp = random() < 0.5
+    const agent = browserScanners && random() < 0.5
+      ? (random() < 0.5 ? {agent: SCANNER_BROWSERS[Math.floor(random() * SCANNER_BROWSERS.length)] as string, details: {os: {family: 'Windows'}, browser: {family: 'Chrome'}, device: {category: 'Desktop'}}} : browserAgent(random, false))
+      : TOOL(SCANNER_TOOLS[Math.floor(random() * SCANNER_TOOLS.length)] as string)
+    const client = address(`${SCANNER_NETS[Math.floor(random() * SCANNER_NETS.length)] as number}.${Math.floor(random() * 256)}`)
+    const heads = random() < 0.3
+    let t = at.t
+    counts.scannerBursts++
+    for (let k = 3 + Math.floor(random() * 14); k > 0 && counts.scanners < scanWanted && gapAt(app, t) === at.gap; k--) {
+      const url = JUNK[Math.floor(random() * JUNK.length)] as string
+      const method = heads && random() < 0.5 ? 'HEAD' : 'GET'
+      const m = missing[app]
+      if (toApp) {
+        const notFound = m !== undefined && url.startsWith(m.prefix)
+        const bytes = method === 'HEAD' ? 0 : notFound ? m.bytes : shell(app, at.gap.build)
+        emitX(onApp(app, at.gap.build, {time: t, client, method, url, status: notFound ? 404 : 200, bytes, agent}))
+      } else {
+        emitX({time: t, client, method, url, status: 404, bytes: method === 'HEAD' ? 0 : DEFAULT_BACKEND.notFoundBytes, agent, host: DEFAULT_BACKEND.host, upstream: DEFAULT_BACKEND.upstream, addr: ''})
+      }
+      counts.scanners++
+      t += 30 + Math.floor(random() * 700)
+    }
+  }
+  return {out, counts}
+}
+
 export function buildDay(o: DayOptions): Day {
   const seed = o.seed ?? 1
   const factor = o.stretch ?? 60
@@ -470,6 +723,19 @@ export function buildDay(o: DayOptions): Day {
   const target = o.events ?? 50_000
   const random = mulberry32(seed)
   const names = new Names(seed)
+  const real = o.realistic
+  // The generated clients draw from their own generator: a day without them is the day as before.
+  const realRandom = mulberry32((seed ^ 0x27d4eb2f) >>> 0)
+  const agents = real !== undefined && (real.variedAgents ?? true)
+    ? (): ((ip: string, original: string) => Agent) => {
+        const mine = new Map<string, Agent>()
+        return (ip, original) => {
+          let a = mine.get(ip)
+          if (!a) mine.set(ip, (a = browserAgent(realRandom, isMobileAgent(original))))
+          return a
+        }
+      }
+    : (): undefined => undefined
   const appCaptures = o.apps ?? ['rr-3', 'mode-404']
   // The day rewrites each build's shell by its length: the captures whose builds' shells differ in length.
   const healthyFrom = o.healthyFrom ?? CAPTURES.filter((c) => !c.endsWith('-same'))
@@ -515,7 +781,7 @@ export function buildDay(o: DayOptions): Day {
     const start = Math.round(from + ((r + 0.5) * (to - from)) / order.length - length / 2)
     const ms = (t: number): number => Math.round(start + (t - t0) * factor)
     const stretch: Stretch = {factor, t0, ms, iso: (text) => new Date(ms(Date.parse(text))).toISOString()}
-    const replay: Replay = {prep: p, builds: b, map, time: ms, refs: referenceBytes, clients: new Map(), cookies: new Map(), requestIds: new Map()}
+    const replay: Replay = {prep: p, builds: b, map, time: ms, refs: referenceBytes, clients: new Map(), cookies: new Map(), requestIds: new Map(), agent: agents()}
     for (const l of p.lines) out.push(emit(replay, l, names))
     const span = {from: ms(t0), to: ms(t0) + length}
     if (span.from < from || span.to >= to) throw new Error(`${order.length} replays do not fit in the day`)
@@ -554,7 +820,7 @@ export function buildDay(o: DayOptions): Day {
   const rolloutItems = out.length
 
   // Healthy traffic: Poisson arrivals of steady-state visitors in each app's time between its rollouts.
-  const pool = [0, 1].map((app) => [...(preps[app] as Map<string, Prepared>).entries()].filter(([n]) => healthyFrom.includes(n)).flatMap(([, p]) => visitors(p, o.decoys ?? false, o.noise ?? true)))
+  const pool = [0, 1].map((app) => [...(preps[app] as Map<string, Prepared>).entries()].filter(([n]) => healthyFrom.includes(n)).flatMap(([, p]) => visitors(p, o.decoys ?? false, real === undefined && (o.noise ?? true))))
   const gaps = [0, 1].map((app) => {
     const list: {from: number; to: number; build: number}[] = []
     let cursor = from
@@ -568,7 +834,9 @@ export function buildDay(o: DayOptions): Day {
     return list.filter((g) => g.to > g.from)
   })
   const quiet = gaps.map((list) => list.reduce((n, g) => n + g.to - g.from, 0))
-  const budget = Math.max(0, target - rolloutItems)
+  const generated = real === undefined ? undefined : generateClients({real, random: realRandom, names, from, to, target, gaps, builds: builds as [Builds, Builds], preps: [rollCapture(0), rollCapture(1)], refs: referenceBytes})
+  if (generated) out.push(...generated.out)
+  const budget = Math.max(0, target - rolloutItems - (generated?.out.length ?? 0))
   let visitorsPlaced = 0
   for (const app of [0, 1]) {
     const list = pool[app] as Visitor[]
@@ -585,7 +853,7 @@ export function buildDay(o: DayOptions): Day {
         const at = t
         const replay: Replay = {
           prep: v.prep, builds: builds[app] as Builds, map: new Map([[v.letter, g.build]]), time: (x) => Math.round(at + (x - first) * factor), refs: referenceBytes,
-          clients: new Map(), cookies: new Map(), requestIds: new Map(),
+          clients: new Map(), cookies: new Map(), requestIds: new Map(), agent: agents(),
         }
         for (const l of v.lines) out.push(emit(replay, l, names))
         visitorsPlaced++
@@ -617,7 +885,10 @@ export function buildDay(o: DayOptions): Day {
   return {
     items, events, range: {from, to}, apps, rollouts, deploys, truths,
     stretch: {factor, t0: from, ms: (t) => t, iso: (text) => text},
-    counts: {rollout: rolloutItems, healthy: items.length - rolloutItems, healthyVisitors: visitorsPlaced, byApp},
+    counts: {
+      rollout: rolloutItems, healthy: items.length - rolloutItems - (generated?.out.length ?? 0), healthyVisitors: visitorsPlaced, byApp,
+      generated: generated?.counts ?? {probe: 0, mobileApi: 0, crawlers: 0, scanners: 0, crawlerVisits: 0, scannerBursts: 0},
+    },
   }
 }
 
