@@ -322,19 +322,20 @@ export function nearShell(shells: ReadonlyMap<number, number> | undefined, b: nu
 export function aloneScannerBuckets(candidateBuckets: readonly number[], scanners: ReadonlySet<number>, bucketMs: number, padBeforeMs: number, padAfterMs: number, range: TimeRange): Set<number> {
   const out = new Set<number>()
   if (scanners.size === 0) return out
-  const sorted = [...new Set(candidateBuckets.map((t) => align(t, bucketMs)))].sort((a, b) => a - b)
+  // The windows as planWindows makes them, from the times as the aggregate gave them.
+  const sorted = [...candidateBuckets].sort((a, b) => a - b)
   let group: number[] = []
   let end = Number.NEGATIVE_INFINITY
   const close = (): void => {
     if (group.length > 0 && group.every((b) => scanners.has(b))) for (const b of group) out.add(b)
     group = []
   }
-  for (const b of sorted) {
-    const from = Math.max(range.from, b - padBeforeMs)
-    const to = Math.min(range.to, b + bucketMs + padAfterMs)
+  for (const t of sorted) {
+    const from = Math.max(range.from, t - padBeforeMs)
+    const to = Math.min(range.to, t + bucketMs + padAfterMs)
     if (to <= from) continue
     if (from > end) close()
-    group.push(b)
+    group.push(align(t, bucketMs))
     end = Math.max(end, to)
   }
   close()

@@ -1,4 +1,4 @@
-import {bucketFor, bucketRanges, clientsIn, edgeSlices, joinEdgeSlices, junkOnlyBuckets, junkPaths, nearShell, planSlices, planWindows, podEdges, readBuckets, scannerBuckets, withoutBuckets} from '../../../../src/sources/datadog/plan'
+import {aloneScannerBuckets, bucketFor, bucketRanges, clientsIn, edgeSlices, joinEdgeSlices, junkOnlyBuckets, junkPaths, nearShell, planSlices, planWindows, podEdges, readBuckets, scannerBuckets, withoutBuckets} from '../../../../src/sources/datadog/plan'
 
 const T = Date.parse('2026-11-29T14:00:00Z')
 const MIN = 60_000
@@ -181,6 +181,18 @@ describe('the scanner check: buckets that need no asset window (issue 27 item 1)
     // A bucket one grouping lacks is kept.
     expect([...scannerBuckets(byPath, new Map([['scanner', [0]]]), junk, new Set(['scanner']), M)]).toEqual([0])
     expect(withoutBuckets([0, 2 * M, 4 * M + 30_000, 6 * M], new Set([0, 4 * M]), M)).toEqual([2 * M, 6 * M])
+  })
+
+  it('only the windows scanners alone would open are left out: a scanner\'s bucket whose window would join a person\'s keeps it', () => {
+    const range = {from: 0, to: 100 * M}
+    // Windows pad a minute each way: 10 and 12 would merge (a person's at 10), 30-31 are scanners' alone, 50 a person's, 60 a scanner's alone.
+    const scanners = new Set([12 * M, 30 * M, 31 * M, 60 * M])
+    const all = [10 * M, 12 * M + 5000, 30 * M, 31 * M, 50 * M, 60 * M]
+    expect([...aloneScannerBuckets(all, scanners, M, M, M, range)].sort((a, b) => a - b)).toEqual([30 * M, 31 * M, 60 * M])
+    expect(planWindows(withoutBuckets(all, aloneScannerBuckets(all, scanners, M, M, M, range), M), M, M, M, range)).toEqual([{from: 9 * M, to: 14 * M + 5000}, {from: 49 * M, to: 52 * M}])
+    // A gap exactly the pads wide still merges (planWindows joins touching windows).
+    expect([...aloneScannerBuckets([10 * M, 13 * M], new Set([13 * M]), M, M, M, range)]).toEqual([])
+    expect([...aloneScannerBuckets(all, new Set(), M, M, M, range)]).toEqual([])
   })
 
   it('a shell-length answer is surely a fallback only when a shell of that length was served within the horizon before and the look-ahead after', () => {
