@@ -5,9 +5,10 @@
 import type {AnalysisOptions} from '../analysis/options'
 import type {DatadogConnection} from '../sources/datadog/connection'
 import type {ExportSettings} from '../sources/datadog/export-settings'
-import type {NormalizeOptions} from '../normalize/fields'
+import {AUTO_SESSION_ATTRIBUTES, type NormalizeOptions} from '../normalize/fields'
 import type {LiveRequest} from '../sources/datadog/live-source'
 import {APP_FACETS} from '../sources/datadog/census'
+import type {ScannerSpec} from '../sources/datadog/scanners'
 import type {PullMode, PullSpec, PullTuning} from '../sources/datadog/pull'
 import type {StorageTier} from '../sources/datadog/puller'
 import {type AnalyzeFlags, analyzeSettings} from './analyze-options'
@@ -200,7 +201,22 @@ export function pullTuning(f: DatadogFlags): PullTuning {
 export function liveRequest(f: DatadogFlags, env: Env, now: number, s: {analysis: AnalysisOptions; normalize: NormalizeOptions}): LiveRequest {
   const live = liveSettings(f, env, now, {...s.analysis, contentTypeField: s.normalize.fields.contentType})
   const countPages = pageCounting(s.analysis, s.normalize)
-  return {...live, spec: {...live.spec, ...(countPages ? {countPages} : {})}, normalize: s.normalize}
+  const scanners = countPages ? scannerCheck(s.analysis, s.normalize) : undefined
+  return {...live, spec: {...live.spec, ...(countPages ? {countPages} : {}), ...(scanners ? {scanners} : {})}, normalize: s.normalize}
+}
+
+/**
+ * Whether the pull may leave scanners' failure-looking requests without asset windows (see
+ * sources/datadog/scanners.ts): only where the analysis keys a page load by the logged client
+ * address and agent, or by a session attribute a request names (which the check looks for), so
+ * what Datadog groups by is what the analysis keys by.
+ */
+export function scannerCheck(a: AnalysisOptions, n: NormalizeOptions): ScannerSpec | undefined {
+  const mapped = (['clientIp', 'userAgent', 'session', 'userId'] as const).some((k) => n.fields[k] !== undefined)
+  if (mapped || (n.trustedProxies?.length ?? 0) > 0) return undefined
+  const k = n.sessionKey.kind
+  if (k !== 'auto' && k !== 'ip-ua') return undefined
+  return {sessionAttributes: k === 'auto' ? AUTO_SESSION_ATTRIBUTES : [], horizonMs: a.horizonMs, lookaheadMs: a.lookaheadMs}
 }
 
 /**

@@ -301,6 +301,9 @@ const or = (flat: unknown, walked: unknown): unknown => (flat !== undefined ? fl
  * `sessionId`; then for a user id `usr.id`, `user_id`, `userId`), as plain property reads with
  * `dig`'s rules (a flat key holding the whole path first, then the walk): they run for every record.
  */
+/** The attributes AUTO_SESSION_READS and AUTO_USER_READS read: where a record names a session of its own. */
+export const AUTO_SESSION_ATTRIBUTES = ['session.id', 'session_id', 'http.session_id', 'sessionId', 'usr.id', 'user_id', 'userId'] as const
+
 const AUTO_SESSION_READS: ((o: Rec) => unknown)[] = [
   (o) => or(o['session.id'], obj(o.session)?.id),
   (o) => o.session_id,

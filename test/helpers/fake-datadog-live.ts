@@ -5,7 +5,7 @@
 import {join} from 'node:path'
 import {analyze} from '../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
-import type {DatadogConnection} from '../../src/config/datadog'
+import {type DatadogConnection, scannerCheck} from '../../src/config/datadog'
 import type {AnalysisReport, BuildReport} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {APP_FACETS} from '../../src/sources/datadog/census'
@@ -33,7 +33,9 @@ export function spec(mode: PullMode, over: Partial<PullSpec> = {}): PullSpec {
   return {
     query: QUERY, range: RANGE, scope: {}, mode,
     narrowing: {assetPatterns: DEFAULT_OPTIONS.assetPatterns, shellPaths: DEFAULT_OPTIONS.shellPaths, lengthTolerance: 0},
-    windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, countPages: {appFacets: APP_FACETS.auto}, ...over,
+    windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, countPages: {appFacets: APP_FACETS.auto},
+    // As `analyze` sets it (config/datadog.ts liveRequest).
+    scanners: scannerCheck(DEFAULT_OPTIONS, DEFAULT_NORMALIZE), ...over,
   }
 }
 

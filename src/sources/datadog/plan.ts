@@ -3,6 +3,7 @@
  * slices that are pulled concurrently. Times are epoch ms; ranges are [from, to).
  */
 import type {TimeRange} from '../../model/time-range'
+import {looksHashed} from '../../util/hashed-name'
 
 /** Event counts per time bucket, from the aggregate API (bucket start → count). */
 export interface BucketCounts {
@@ -244,4 +245,102 @@ export function clientWindows(byClient: ReadonlyMap<string, readonly number[]>, 
     } else out.push({from: w.from, to: w.to, set: new Set([w.client])})
   }
   return out.map((w) => ({from: w.from, to: w.to, clients: [...w.set].sort()}))
+}
+
+/**
+ * The failure-looking asset paths the analysis can only take for scanners' guesses: no response
+ * answered them with real content in the range (`served`, the paths that were), and their names
+ * carry no content hash (attribute.ts also takes a hashed-looking name beside served files for a
+ * build's missing file, which paths alone cannot tell).
+ */
+export function junkPaths(candidatePaths: Iterable<string>, served: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>()
+  for (const p of candidatePaths) if (!served.has(p) && !looksHashed(p)) out.add(p)
+  return out
+}
+
+/**
+ * The buckets where every failure-looking request is at a junk path: their clients are the only
+ * ones whose page loads decide whether those buckets need a window.
+ */
+export function junkOnlyBuckets(byPath: ReadonlyMap<string, readonly number[]>, junk: ReadonlySet<string>, bucketMs: number): Set<number> {
+  return onlyBuckets(byPath, (p) => junk.has(p), bucketMs)
+}
+
+/** The clients with a failure-looking request in any of these buckets, sorted. */
+export function clientsIn(byClient: ReadonlyMap<string, readonly number[]>, buckets: ReadonlySet<number>, bucketMs: number): string[] {
+  const out: string[] = []
+  for (const [client, times] of byClient) if (times.some((t) => buckets.has(align(t, bucketMs)))) out.push(client)
+  return out.sort()
+}
+
+/**
+ * The candidate buckets no window needs: every failure-looking request in them is at a junk path
+ * AND from a scanner (a client never answered real content on any asset path, whose requests there
+ * name no session of their own). attribute.ts counts such a request as a scanner's whatever the
+ * pull reads around it: its path is unknown, and its page load (the client's, by address and agent)
+ * got no real asset. A bucket either grouping lacks is kept.
+ */
+export function scannerBuckets(byPath: ReadonlyMap<string, readonly number[]>, byClient: ReadonlyMap<string, readonly number[]>, junk: ReadonlySet<string>, scanners: ReadonlySet<string>, bucketMs: number): Set<number> {
+  const paths = junkOnlyBuckets(byPath, junk, bucketMs)
+  const clients = onlyBuckets(byClient, (c) => scanners.has(c), bucketMs)
+  return new Set([...paths].filter((b) => clients.has(b)))
+}
+
+/** Times (candidate buckets, as the aggregate gave them) outside the dropped buckets. */
+export function withoutBuckets(times: readonly number[], dropped: ReadonlySet<number>, bucketMs: number): number[] {
+  return dropped.size === 0 ? [...times] : times.filter((t) => !dropped.has(align(t, bucketMs)))
+}
+
+/** Buckets where every group holding a request passes `ok`. */
+function onlyBuckets(groups: ReadonlyMap<string, readonly number[]>, ok: (value: string) => boolean, bucketMs: number): Set<number> {
+  const good = new Set<number>()
+  const bad = new Set<number>()
+  for (const [value, times] of groups) for (const t of times) (ok(value) ? good : bad).add(align(t, bucketMs))
+  return new Set([...good].filter((b) => !bad.has(b)))
+}
+
+function align(t: number, bucketMs: number): number {
+  return Math.floor(t / bucketMs) * bucketMs
+}
+
+/**
+ * Whether the analysis surely takes a response of a shell's length in bucket `b` for a fallback
+ * (detect.ts matchNear): a shell of that length was served in its app (`shells`: bucket → count)
+ * no longer than the horizon before any time of the bucket, and no later than the look-ahead after
+ * it (the analysis has learned it by the time it judges the response).
+ */
+export function nearShell(shells: ReadonlyMap<number, number> | undefined, b: number, bucketMs: number, horizonMs: number, lookaheadMs: number): boolean {
+  if (!shells) return false
+  for (const [s, n] of shells) if (n > 0 && s >= b + bucketMs - horizonMs && s + bucketMs <= b + lookaheadMs) return true
+  return false
+}
+
+/**
+ * Of the scanners' buckets, those whose windows stand alone: a window (as planWindows merges them)
+ * all of whose buckets are scanners'. A scanner's bucket whose window would join a person's keeps
+ * it, so every window around a person's failure stays as it was (what is read there also teaches
+ * the builds: the page loads and their assets).
+ */
+export function aloneScannerBuckets(candidateBuckets: readonly number[], scanners: ReadonlySet<number>, bucketMs: number, padBeforeMs: number, padAfterMs: number, range: TimeRange): Set<number> {
+  const out = new Set<number>()
+  if (scanners.size === 0) return out
+  // The windows as planWindows makes them, from the times as the aggregate gave them.
+  const sorted = [...candidateBuckets].sort((a, b) => a - b)
+  let group: number[] = []
+  let end = Number.NEGATIVE_INFINITY
+  const close = (): void => {
+    if (group.length > 0 && group.every((b) => scanners.has(b))) for (const b of group) out.add(b)
+    group = []
+  }
+  for (const t of sorted) {
+    const from = Math.max(range.from, t - padBeforeMs)
+    const to = Math.min(range.to, t + bucketMs + padAfterMs)
+    if (to <= from) continue
+    if (from > end) close()
+    group.push(align(t, bucketMs))
+    end = Math.max(end, to)
+  }
+  close()
+  return out
 }

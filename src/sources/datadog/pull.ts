@@ -11,7 +11,7 @@ import {bucketsByClient, bucketsOfPeople, bucketsWithEvents, countEvents, length
 import {AgentClassifier} from '../../util/agent-kind'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
 import {endsTheRun} from './errors'
-import {type BucketCounts, bucketFor, bucketRanges, clientWindows, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets, type Slice} from './plan'
+import {aloneScannerBuckets, type BucketCounts, bucketFor, bucketRanges, clientWindows, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets, type Slice, withoutBuckets} from './plan'
 import {PAGE_LIMIT, type PullProgress, Puller, type Pulled, type SearchScope, type SliceTask} from './puller'
 import {lengthValues, type NarrowingSpec, QueryBuilder} from './query'
 import type {RetryPolicy} from './retry'
@@ -19,6 +19,7 @@ import {plural} from '../../util/plural'
 import {estimatePull, type PullEstimate} from './estimate'
 import type {PageCensus} from '../../model/page-census'
 import {type Ask, censusOf, type Counted, countShells, shellsByPod} from './census'
+import {findScanners, type Scanners, type ScannerSpec} from './scanners'
 
 export type PullMode = 'windows' | 'narrowed' | 'all'
 
@@ -41,6 +42,12 @@ export interface PullSpec {
   countPages?: {appFacets: readonly string[]}
   /** Declared deploys' times (deploy events): page requests around them are read. */
   deployTimes?: readonly number[]
+  /**
+   * Leave out the asset windows of buckets whose failure-looking requests the analysis can only
+   * count as scanners' (scanners.ts); only where the analysis keys page loads by address and agent
+   * (or by these session attributes), and only with page counts.
+   */
+  scanners?: ScannerSpec
 }
 
 export interface PullTuning {
@@ -87,6 +94,8 @@ export interface PullPlan {
   census?: PageCensus
   /** Why page requests were read in full when they were to be counted. */
   censusReason?: string
+  /** Candidate buckets left without a window: their failure-looking requests are scanners' alone (scanners.ts). */
+  scanners?: {paths: number; clients: number; buckets: number}
 }
 
 /** Where a resumed pull starts: the last time written, and the ids already written at that time. */
@@ -290,9 +299,13 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     const hurt = counted && peoples !== undefined
       ? await bucketsByClient(client, spec.scope, peoples, spec.range, bucket).catch((error: unknown) => (hooks.onNotice?.(`Datadog aggregate by client address unavailable (${reasonOf(error)}): everyone's asset requests are read a window back from each failure`), undefined))
       : undefined
-    const candidates = people?.buckets ?? await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
-    const windows = planWindows(candidates, bucket.ms, hurt ? spec.windowTailMs : spec.windowPadMs, spec.windowTailMs, spec.range)
-    const sessions = hurt ? clientWindows(hurt, bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range) : []
+    const found = counted && peoples !== undefined ? await scannerBuckets(ask, q, spec, peoples, hurt, counted, lengths, hooks) : undefined
+    const padBefore = hurt ? spec.windowTailMs : spec.windowPadMs
+    const all = people?.buckets ?? await bucketsWithEvents(client, spec.scope, q.candidates(lengths), spec.range, bucket)
+    const scanners = found && {...found, buckets: aloneScannerBuckets(all, found.buckets, bucket.ms, padBefore, spec.windowTailMs, spec.range)}
+    const candidates = withoutBuckets(all, scanners?.buckets ?? new Set(), bucket.ms)
+    const windows = planWindows(candidates, bucket.ms, padBefore, spec.windowTailMs, spec.range)
+    const sessions = hurt ? clientWindows(withoutScanners(hurt, scanners, bucket.ms), bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range) : []
     const edges = await edgesOf(client, spec, q, lengths, bucket, windows)
     const planned = counted ? await pagesToRead(ask, q, spec, counted, edges, windows) : undefined
     const read = planned && 'reason' in planned ? uncounted(planned.reason) : planned
@@ -314,11 +327,43 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
       ],
       ...(hurt ? {clients: {count: hurt.size, windows: sessions.map((w) => ({from: w.from, to: w.to}))}} : {}),
       ...(read ? {census: read.census} : censusReason === undefined ? {} : {censusReason}),
+      ...(scanners ? {scanners: {paths: scanners.paths, clients: scanners.clients.size, buckets: scanners.buckets.size}} : {}),
     }
     return withEdges(plan, edges)
   } catch (error: unknown) {
     return fallBack(reasonOf(error))
   }
+}
+
+/**
+ * The scanner check (scanners.ts), where the spec asks for it: its buckets, or undefined (saying
+ * why in a notice) when it cannot tell, and every candidate bucket then opens its window.
+ */
+async function scannerBuckets(ask: Ask, q: QueryBuilder, spec: PullSpec, people: string, hurt: Map<string, number[]> | undefined, counted: Counted, lengths: number[], hooks: PullHooks): Promise<Scanners | undefined> {
+  if (!spec.scanners || spec.narrowing.lengthTolerance !== 0) return undefined
+  const unknown = (reason: string): undefined => {
+    hooks.onNotice?.(`Datadog scanners cannot be told apart before pulling (${reason}): asset windows open around their failure-looking requests too`)
+    return undefined
+  }
+  try {
+    const byClient = hurt ?? await bucketsByClient(ask.client, ask.scope, people, ask.range, ask.bucket)
+    if (!byClient) return unknown('a failure-looking request names no client address, or there are more addresses than one aggregate lists')
+    const r = await findScanners(ask, q, people, byClient, counted, lengths, spec.scanners)
+    return 'reason' in r ? unknown(r.reason) : r
+  } catch (error: unknown) {
+    return unknown(reasonOf(error))
+  }
+}
+
+/** The hurt clients' candidate buckets but the scanners' (scanners' buckets hold no one else's). */
+function withoutScanners(hurt: Map<string, number[]>, scanners: {buckets: Set<number>} | undefined, bucketMs: number): Map<string, number[]> {
+  if (!scanners || scanners.buckets.size === 0) return hurt
+  const out = new Map<string, number[]>()
+  for (const [client, times] of hurt) {
+    const kept = withoutBuckets(times, scanners.buckets, bucketMs)
+    if (kept.length > 0) out.set(client, kept)
+  }
+  return out
 }
 
 /** What the plan counted of page requests rather than read: `input.datadog.narrowing.pageCounts`. */

@@ -32,6 +32,9 @@ export const MAX_LENGTH_TERMS = 200
 
 const PATH = '@http.url_details.path'
 
+/** Real content (detect.ts isContent): a GET answered 2xx with a body (or no byte count logged), or 304. */
+const CONTENT = '@http.method:GET ((@http.status_code:[200 TO 299] -@network.bytes_written:0) OR @http.status_code:304)'
+
 /** Escapes Datadog search syntax specials (and spaces) so a value matches literally. */
 export function escapeValue(value: string): string {
   return value.replace(/[+\-=&|><!(){}[\]^"“”~*?:\\/\s]/g, (c) => `\\${c}`)
@@ -161,10 +164,15 @@ export class QueryBuilder {
   }
 
   private signals(lengths: readonly number[]): string {
+    const signals = [...(lengths.length > 0 ? [anyOf('@network.bytes_written', lengths.map(String))] : []), '@http.status_code:(404 OR 410)', ...this.htmlTerms()]
+    return `(${signals.join(' OR ')})`
+  }
+
+  /** An HTML content type, in any attribute that carries it. */
+  private htmlTerms(): string[] {
     const html = ['http.content_type', 'http.response.content_type', ...(this.spec.contentTypeAttributes ?? [])]
       .map((a) => `${a.startsWith('tag:') ? a.slice(4) : `@${a.replace(/^@/, '')}`}:text\\/html*`)
-    const signals = [...(lengths.length > 0 ? [anyOf('@network.bytes_written', lengths.map(String))] : []), '@http.status_code:(404 OR 410)', ...new Set(html)]
-    return `(${signals.join(' OR ')})`
+    return [...new Set(html)]
   }
 
   /**
@@ -175,6 +183,38 @@ export class QueryBuilder {
     if (agents.length === 0) return query
     const term = `-${anyOf('@http.useragent', agents.map((a) => `"${a.replace(/["\\]/g, (c) => `\\${c}`)}"`))}`
     return term.length > MAX_AGENT_TERMS_LENGTH ? undefined : and(query, term)
+  }
+
+  /**
+   * GET answered at these paths with what the analysis may take for real content (detect.ts
+   * isContent: 2xx with a body, or 304), but a shell's length or an HTML content type: those are
+   * failures where a shell of that length was served near that time (see shellLengthAt). A record
+   * without a byte count (bytesNotLogged) keeps its 2xx as content, and a range on a missing
+   * attribute matches nothing: hence "not 0 bytes" rather than `[1 TO *]`.
+   */
+  servedAt(paths: readonly string[], lengths: readonly number[]): string {
+    return and(this.user, anyOf(PATH, paths.map(escapeValue)), CONTENT, ...this.notShellLike(lengths))
+  }
+
+  /** GET answered 2xx at these paths with a shell's length (no HTML content type): a failure only near that shell's serving. */
+  shellLengthAt(paths: readonly string[], lengths: readonly number[]): string {
+    return and(this.user, anyOf(PATH, paths.map(escapeValue)), '@http.method:GET @http.status_code:[200 TO 299]', anyOf('@network.bytes_written', lengths.map(String)), ...this.notShellLike([]))
+  }
+
+  /**
+   * What shows these clients are no scanners to the analysis: an asset answered them with what may
+   * be real content anywhere but the junk paths (which have none), or a failure-looking request of
+   * theirs names a session of its own (`sessionAttributes`, where the analysis finds one: its page
+   * load is keyed by it, not by address and agent).
+   */
+  notScanners(clients: readonly string[], junk: readonly string[], sessionAttributes: readonly string[], lengths: readonly number[]): string {
+    const content = `(${this.assetTerms().join(' ')} ${CONTENT} -${anyOf(PATH, junk.map(escapeValue))})`
+    const sessions = sessionAttributes.length === 0 ? '' : ` OR (${this.assetTerms().join(' ')} ${this.signals(lengths)} (${sessionAttributes.map((a) => `@${a}:*`).join(' OR ')}))`
+    return and(this.user, anyOf('@network.client.ip', clients.map(escapeValue)), `(${content}${sessions})`)
+  }
+
+  private notShellLike(lengths: readonly number[]): string[] {
+    return [...(lengths.length > 0 ? [`-${anyOf('@network.bytes_written', lengths.map(String))}`] : []), ...this.htmlTerms().map((t) => `-${t}`)]
   }
 
   /** The user's query alone (`--pull all`). */

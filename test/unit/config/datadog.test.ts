@@ -1,4 +1,4 @@
-import {DATADOG_SITES, exportSettings, liveSettings, maskSecrets, pageCounting, resolveBaseUrl, resolveKeys, resolveSite, wantsDatadog} from '../../../src/config/datadog'
+import {DATADOG_SITES, exportSettings, liveSettings, maskSecrets, pageCounting, scannerCheck, resolveBaseUrl, resolveKeys, resolveSite, wantsDatadog} from '../../../src/config/datadog'
 import {ConfigError} from '../../../src/config/parse'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
@@ -112,5 +112,19 @@ describe('pageCounting: when a live pull counts page requests on Datadog\'s side
     expect(pageCounting({...base, appSource: 'key'}, DEFAULT_NORMALIZE)).toBeUndefined()
     expect(pageCounting(base, {...DEFAULT_NORMALIZE, fields: {userAgent: 'usr.agent'}})).toBeUndefined()
     expect(pageCounting(base, {...DEFAULT_NORMALIZE, fields: {session: 'cookie_session'}})).toEqual({appFacets: expect.any(Array)})
+  })
+})
+
+describe('scannerCheck: when a live pull tells scanners apart before opening asset windows (issue 27 item 1)', () => {
+  const base = {...DEFAULT_OPTIONS}
+  it('where page loads are keyed by the logged address and agent, or by a session attribute the check looks for', () => {
+    expect(scannerCheck(base, DEFAULT_NORMALIZE)).toEqual({sessionAttributes: ['session.id', 'session_id', 'http.session_id', 'sessionId', 'usr.id', 'user_id', 'userId'], horizonMs: base.horizonMs, lookaheadMs: base.lookaheadMs})
+    expect(scannerCheck({...base, horizonMs: 600_000}, {...DEFAULT_NORMALIZE, sessionKey: {kind: 'ip-ua'}})).toEqual({sessionAttributes: [], horizonMs: 600_000, lookaheadMs: base.lookaheadMs})
+  })
+  it('not where a session comes from a cookie or an attribute, or the client, agent or session is mapped or taken from X-Forwarded-For', () => {
+    expect(scannerCheck(base, {...DEFAULT_NORMALIZE, sessionKey: {kind: 'cookie', name: 'INGRESSCOOKIE'}})).toBeUndefined()
+    expect(scannerCheck(base, {...DEFAULT_NORMALIZE, sessionKey: {kind: 'attr', path: 'cookie_session'}})).toBeUndefined()
+    for (const k of ['clientIp', 'userAgent', 'session', 'userId'] as const) expect(scannerCheck(base, {...DEFAULT_NORMALIZE, fields: {[k]: 'x.y'}})).toBeUndefined()
+    expect(scannerCheck(base, {...DEFAULT_NORMALIZE, trustedProxies: ['10.0.0.0/8']})).toBeUndefined()
   })
 })

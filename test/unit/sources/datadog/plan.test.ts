@@ -1,4 +1,4 @@
-import {bucketFor, bucketRanges, edgeSlices, joinEdgeSlices, planSlices, planWindows, podEdges, readBuckets} from '../../../../src/sources/datadog/plan'
+import {aloneScannerBuckets, bucketFor, bucketRanges, clientsIn, edgeSlices, joinEdgeSlices, junkOnlyBuckets, junkPaths, nearShell, planSlices, planWindows, podEdges, readBuckets, scannerBuckets, withoutBuckets} from '../../../../src/sources/datadog/plan'
 
 const T = Date.parse('2026-11-29T14:00:00Z')
 const MIN = 60_000
@@ -167,5 +167,52 @@ describe('readBuckets and bucketRanges: where page requests are read when the re
     const read = new Set([T, T + MIN, T + 10 * MIN, T + 11 * MIN, T + 59 * MIN])
     expect(bucketRanges(read, MIN, range)).toEqual([{from: T + 30_000, to: T + 2 * MIN}, {from: T + 10 * MIN, to: T + 12 * MIN}, {from: T + 59 * MIN, to: T + 60 * MIN}])
     expect(bucketRanges(new Set(), MIN, range)).toEqual([])
+  })
+})
+
+describe('the scanner check: buckets that need no asset window (issue 27 item 1)', () => {
+  const M = 60_000
+
+  it('junk paths: never served, and no content hash in the name (a hashed name beside served files may be a build\'s missing file)', () => {
+    const served = new Set(['/static/js/main.js'])
+    expect([...junkPaths(['/js/app.js', '/static/js/main.js', '/_build/app.5f3a9c21.js', '/assets/index-abc12345.js', '/wp-includes/js/jquery.js'], served)])
+      .toEqual(['/js/app.js', '/wp-includes/js/jquery.js'])
+  })
+
+  it('a bucket is dropped only when every path in it is junk and every client in it a scanner', () => {
+    const byPath = new Map([['/js/app.js', [0, 2 * M, 4 * M + 5]], ['/_build/a.js', [2 * M]], ['/static/js/main.js', [6 * M]]])
+    const byClient = new Map([['scanner', [0, 2 * M, 4 * M]], ['person', [2 * M, 6 * M]]])
+    const junk = new Set(['/js/app.js', '/static/js/main.js'])
+    expect([...junkOnlyBuckets(byPath, junk, M)].sort((a, b) => a - b)).toEqual([0, 4 * M, 6 * M])
+    expect(clientsIn(byClient, junkOnlyBuckets(byPath, junk, M), M)).toEqual(['person', 'scanner'])
+    // 2M: a path of a build; 6M: a person (who got content) asked for junk: both keep their windows.
+    expect([...scannerBuckets(byPath, byClient, junk, new Set(['scanner']), M)].sort((a, b) => a - b)).toEqual([0, 4 * M])
+    // A bucket one grouping lacks is kept.
+    expect([...scannerBuckets(byPath, new Map([['scanner', [0]]]), junk, new Set(['scanner']), M)]).toEqual([0])
+    expect(withoutBuckets([0, 2 * M, 4 * M + 30_000, 6 * M], new Set([0, 4 * M]), M)).toEqual([2 * M, 6 * M])
+  })
+
+  it('only the windows scanners alone would open are left out: a scanner\'s bucket whose window would join a person\'s keeps it', () => {
+    const range = {from: 0, to: 100 * M}
+    // Windows pad a minute each way: 10 and 12 would merge (a person's at 10), 30-31 are scanners' alone, 50 a person's, 60 a scanner's alone.
+    const scanners = new Set([12 * M, 30 * M, 31 * M, 60 * M])
+    const all = [10 * M, 12 * M + 5000, 30 * M, 31 * M, 50 * M, 60 * M]
+    expect([...aloneScannerBuckets(all, scanners, M, M, M, range)].sort((a, b) => a - b)).toEqual([30 * M, 31 * M, 60 * M])
+    expect(planWindows(withoutBuckets(all, aloneScannerBuckets(all, scanners, M, M, M, range), M), M, M, M, range)).toEqual([{from: 9 * M, to: 14 * M + 5000}, {from: 49 * M, to: 52 * M}])
+    // A gap exactly the pads wide still merges (planWindows joins touching windows).
+    expect([...aloneScannerBuckets([10 * M, 13 * M], new Set([13 * M]), M, M, M, range)]).toEqual([])
+    expect([...aloneScannerBuckets(all, new Set(), M, M, M, range)]).toEqual([])
+  })
+
+  it('a shell-length answer is surely a fallback only when a shell of that length was served within the horizon before and the look-ahead after', () => {
+    const shells = new Map([[10 * M, 3], [40 * M, 0]])
+    const near = (b: number, lookahead = M): boolean => nearShell(shells, b, M, 30 * M, lookahead)
+    // The shell's bucket and the 29 after it (a shell up to 30 min before any time of the bucket).
+    expect([10 * M, 11 * M, 39 * M].map((b) => near(b))).toEqual([true, true, true])
+    // 40 min after (beyond the horizon), before it (not learned yet: the look-ahead is a minute), an empty bucket's count.
+    expect([40 * M, 9 * M, 41 * M].map((b) => near(b))).toEqual([false, false, false])
+    expect(near(9 * M, 2 * M)).toBe(true)
+    expect(near(10 * M, 30_000)).toBe(false)
+    expect(nearShell(undefined, 10 * M, M, 30 * M, M)).toBe(false)
   })
 })

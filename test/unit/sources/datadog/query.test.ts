@@ -72,4 +72,44 @@ describe('what those queries select (evaluated as Datadog search syntax)', () =>
     const narrowed = selects(q.narrowed([1832]))
     expect([log('/'), log('/_build/a.js'), log('/cart', 200, 1832), log('/api/cart', 200, 77), log('/healthz')].map(narrowed)).toEqual([true, true, true, false, false])
   })
+
+  describe('the scanner check (issue 27 item 1)', () => {
+    const item = (path: string, a: {status?: number; bytes?: number; method?: string; ip?: string; ct?: string; session?: string}) => docOf({
+      id: path, attributes: {service: 'web', tags: ['service:web', 'env:prod'], message: '', timestamp: '2026-11-29T14:00:00.000Z',
+        attributes: {
+          http: {method: a.method ?? 'GET', status_code: a.status ?? 200, url_details: {path}, ...(a.ct ? {content_type: a.ct} : {})},
+          network: {client: {ip: a.ip ?? '10.0.0.1'}, ...(a.bytes === undefined ? {} : {bytes_written: a.bytes})},
+          ...(a.session ? {session_id: a.session} : {}),
+        }},
+    })
+
+    it('served: what the analysis may take for real content (a GET answered 2xx with a body or no byte count logged, or 304), but a shell\'s length or HTML', () => {
+      const served = selects(q.servedAt(['/js/app.js', '/static/js/main.js'], [1832]))
+      // detect.ts isContent: GET and (2xx with bytes > 0, or 304); a record without network.bytes_written keeps its 2xx (bytesNotLogged).
+      expect([item('/js/app.js', {bytes: 5000}), item('/js/app.js', {}), item('/static/js/main.js', {status: 304, bytes: 0}), item('/js/app.js', {status: 206, bytes: 10})].map(served)).toEqual([true, true, true, true])
+      expect([
+        item('/js/app.js', {bytes: 0}), item('/js/app.js', {method: 'HEAD', bytes: 5000}), item('/js/app.js', {status: 404, bytes: 150}), item('/js/app.js', {status: 301, bytes: 0}),
+        item('/js/app.js', {bytes: 1832}), item('/js/app.js', {bytes: 900, ct: 'text/html; charset=utf-8'}), item('/js/other.js', {bytes: 5000}),
+      ].map(served)).toEqual([false, false, false, false, false, false, false])
+    })
+
+    it('shell-length answers at those paths, for the check of when a shell of that length was served', () => {
+      const shellLike = selects(q.shellLengthAt(['/js/app.js'], [1832]))
+      expect([item('/js/app.js', {bytes: 1832}), item('/js/app.js', {bytes: 1832, method: 'HEAD'}), item('/js/app.js', {bytes: 1832, ct: 'text/html'}), item('/js/app.js', {bytes: 1833}), item('/x.js', {bytes: 1832})].map(shellLike)).toEqual([true, false, false, false, false])
+    })
+
+    it('not scanners: the clients an asset answered with content anywhere but the junk paths, or whose failure-looking request names its own session', () => {
+      const cleared = selects(q.notScanners(['10.0.0.1', '10.0.0.2'], ['/js/app.js'], ['session_id', 'usr.id'], [1832]))
+      expect([
+        item('/_build/a1b2c3d4e5.js', {bytes: 5000}), item('/_build/a1b2c3d4e5.js', {}), item('/_build/a1b2c3d4e5.js', {bytes: 1832}),
+        item('/js/app.js', {bytes: 1832, ip: '10.0.0.2', session: 's1'}),
+      ].map(cleared)).toEqual([true, true, true, true])
+      expect([
+        item('/js/app.js', {bytes: 1832}), item('/js/app.js', {bytes: 5000}), item('/_build/a1b2c3d4e5.js', {bytes: 5000, ip: '10.0.0.3'}),
+        item('/_build/a1b2c3d4e5.js', {method: 'HEAD', bytes: 5000}), item('/_build/a1b2c3d4e5.js', {bytes: 0}), item('/_build/a1b2c3d4e5.js', {status: 404}), item('/', {bytes: 5000}),
+      ].map(cleared)).toEqual([false, false, false, false, false, false, false])
+      expect(q.notScanners(['10.0.0.1'], ['/js/app.js'], [], [1832])).not.toMatch(/:\*/)
+    })
+  })
 })
+
