@@ -326,7 +326,9 @@ describe('requests as Datadog expects them on the wire', () => {
     expect(aggregates[6]?.body.filter.query).toMatch(/ @http\.method:GET \(\(@http\.status_code:\[200 TO 299\] -@network\.bytes_written:0\) OR @http\.status_code:304\) -@network\.bytes_written:/)
     expect(aggregates[7]?.body.group_by).toEqual([expect.objectContaining({facet: '@http.url_details.path'}), {facet: '@proxy.name', limit: 20, missing: 'skewscan-none', sort}, expect.objectContaining({facet: '@network.bytes_written'})])
     expect(aggregates[1]?.body.group_by).toEqual([{facet: '@proxy.name', limit: 20, missing: 'skewscan-none', sort}, {facet: '@network.bytes_written', limit: 500, sort}])
-    expect(aggregates[2]?.body.group_by).toEqual([{facet: '@proxy.name', limit: 20, sort}, {facet: '@http.useragent', limit: 500, missing: 'skewscan-none', sort}])
+    // People's page loads by app and agent: the app level lists the apps the shells named and one
+    // more (here one app: 2), leaving each app all the groups one aggregate lists (10,000 / 2).
+    expect(aggregates[2]?.body.group_by).toEqual([{facet: '@proxy.name', limit: 2, sort}, {facet: '@http.useragent', limit: 5000, missing: 'skewscan-none', sort}])
     expect(aggregates[3]?.body.group_by).toEqual([{facet: '@http.useragent', limit: 10000, missing: 'n/a', sort}])
     // People's candidates (crawlers' agents left out by name) by client address: theirs are read a window back.
     expect(aggregates[4]?.body.group_by).toEqual([{facet: '@network.client.ip', limit: 10000, missing: 'n/a', sort}])

@@ -156,26 +156,23 @@ export function edgeSlices(pods: readonly {value: string; edges: readonly TimeRa
 
 /**
  * Edge slices joined while the joined one would still hold at most `limit` events (by
- * `estimate`, an upper bound: each pod's requests of every kind in the buckets it spans): every
- * slice costs a request more than its pages (the empty page that ends its cursor), and a pod's
- * edges are short, so one slice for many of them saves requests. A joined slice reads each of its
- * pods over the whole joined time, which holds nothing outside that pod's life (its edges are its
- * first and last responses): the builds seen stay the same. Slices are joined across the asset
- * windows too: the joined one reads its pods' asset requests (`inWindow` false) unless every part of
- * it lay in a window, so the assets an edge outside the windows needs are still read; those inside
- * a window come twice (the asset stream has them, each event is kept once), at most `limit` of them,
- * inside the one page the joined slice takes anyway.
+ * `estimate`, an upper bound): every slice costs a request more than its pages (the empty page that
+ * ends its cursor), and a pod's edges are short, so one slice for many of them saves requests. A
+ * joined slice reads each of its pods over the whole joined time, which holds nothing outside that
+ * pod's life (its edges are its first and last responses): the builds seen stay the same. Only
+ * slices on the same side of the windows are joined, with no window between them, so the asset
+ * stream's events are never read twice.
  */
-export function joinEdgeSlices(slices: readonly EdgeSlice[], estimate: (pods: readonly string[], from: number, to: number) => number, limit: number): EdgeSlice[] {
+export function joinEdgeSlices(slices: readonly EdgeSlice[], windows: readonly TimeRange[] | undefined, estimate: (pods: readonly string[], from: number, to: number) => number, limit: number): EdgeSlice[] {
   const out: EdgeSlice[] = []
+  const crossesWindow = (from: number, to: number): boolean => (windows ?? []).some((w) => w.from < to && w.to > from)
   for (const s of slices) {
     const last = out[out.length - 1]
-    if (last) {
+    if (last && last.inWindow === s.inWindow && (s.inWindow || !crossesWindow(last.to, s.from))) {
       const pods = [...new Set([...last.pods, ...s.pods])].sort()
       if (estimate(pods, last.from, s.to) <= limit) {
         last.to = s.to
         last.pods = pods
-        last.inWindow = last.inWindow && s.inWindow
         continue
       }
     }

@@ -446,7 +446,7 @@ async function edgesOf(client: DatadogClient, spec: PullSpec, q: QueryBuilder, l
     for (const name of names) for (const [t, c] of byPod.get(name) ?? []) if (t + bucket.ms > from && t < to) n += c
     return n
   }
-  const slices = joinEdgeSlices(edgeSlices(pods, windows), estimate, PAGE_LIMIT).map((e): Slice => ({
+  const slices = joinEdgeSlices(edgeSlices(pods, windows), windows, estimate, PAGE_LIMIT).map((e): Slice => ({
     from: e.from, to: e.to, query: q.podRequests(activity.facet, e.pods, lengths, windows !== undefined && !e.inWindow),
   }))
   return {pods: {facet: activity.facet, count: pods.length, ...(activity.complete ? {} : {reason: 'more pods than one aggregate lists: the edges of some are not pulled'})}, slices, ranges: pods.flatMap((p) => p.edges)}

@@ -135,25 +135,16 @@ describe('joinEdgeSlices', () => {
   const estimate = (pods: readonly string[], from: number, to: number) => pods.length * 100 * ((to - from) / MIN)
 
   it('joins slices while the joined one holds at most a page, its pods the union', () => {
-    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(2, 3, ['b']), edge(3, 4, ['c']), edge(10, 11, ['d'])], estimate, 1000)).toEqual([
+    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(2, 3, ['b']), edge(3, 4, ['c']), edge(10, 11, ['d'])], [], estimate, 1000)).toEqual([
       edge(0, 3, ['a', 'b']), edge(3, 4, ['c']), edge(10, 11, ['d']),
     ])
   })
 
-  it('joins across the asset windows: the joined slice reads assets unless every part of it lay in a window', () => {
-    const none = () => 0
-    // Outside, inside, outside: one slice that reads its pods' assets (the parts outside need them).
-    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(5, 6, ['c'], true), edge(8, 9, ['b'])], none, 1000)).toEqual([edge(0, 9, ['a', 'b', 'c'])])
-    // Two slices in windows stay a slice in a window (the asset stream has their assets).
-    expect(joinEdgeSlices([edge(5, 6, ['c'], true), edge(20, 21, ['d'], true)], none, 1000)).toEqual([edge(5, 21, ['c', 'd'], true)])
-    // Inside then outside: the assets are read.
-    expect(joinEdgeSlices([edge(5, 6, ['c'], true), edge(8, 9, ['b'])], none, 1000)).toEqual([edge(5, 9, ['b', 'c'])])
-  })
-
-  it('the limit holds across windows too: a joined slice never takes more than one page', () => {
-    const slices = [edge(0, 1, ['a']), edge(5, 6, ['a'], true), edge(7, 8, ['b']), edge(30, 31, ['c'], true)]
-    // 'a' and 'b' over 0..8 hold 1600 by the estimate: no join past the page.
-    expect(joinEdgeSlices(slices, estimate, 1000)).toEqual([edge(0, 6, ['a'], false), edge(7, 8, ['b']), edge(30, 31, ['c'], true)])
+  it('never joins across a window, nor a slice in a window with one outside', () => {
+    const windows = [{from: T + 5 * MIN, to: T + 6 * MIN}]
+    const big = () => 0
+    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(8, 9, ['b']), edge(5, 6, ['c'], true)], windows, big, 1000)).toEqual([edge(0, 1, ['a']), edge(8, 9, ['b']), edge(5, 6, ['c'], true)])
+    expect(joinEdgeSlices([edge(0, 1, ['a']), edge(2, 3, ['b'])], windows, big, 1000)).toEqual([edge(0, 3, ['a', 'b'])])
   })
 })
 
