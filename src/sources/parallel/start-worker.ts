@@ -1,29 +1,43 @@
+import {existsSync} from 'node:fs'
 import {extname, join} from 'node:path'
 import {Worker} from 'node:worker_threads'
 
 /**
  * The worker runs the compiled parse-worker.js. From the TypeScript sources (bin/dev.js, the tests,
- * scripts run by ts-node) the main thread's hooks do not reach it: it strips the types of each
- * module it loads with SWC (a dev dependency, as the tests' transform), which starts in a tenth of
- * the time ts-node takes (ts-node loads the TypeScript compiler into every worker: about 1.5 s of
- * CPU a worker, and the tests start hundreds).
+ * scripts run by ts-node) the main thread's hooks do not reach it: it runs the build of the same
+ * sources in dist/ when there is one (its stamp names the sources as they are: the tests make sure
+ * of it before they start), else it loads the sources through ts-node, which brings the TypeScript
+ * compiler into every worker (about 1.5 CPU-s a worker; the tests start hundreds). Not SWC: a native
+ * addon loaded into worker threads can crash the process when they end (a segmentation fault seen
+ * here, nodejs/node#58484).
  */
 export function startWorker(script: string | undefined): Worker {
   const file = script ?? join(__dirname, `parse-worker${extname(__filename)}`)
   if (!file.endsWith('.ts')) return new Worker(file, {resourceLimits: LIMITS})
-  return new Worker(typeScriptBoot(file), {eval: true, resourceLimits: LIMITS})
+  const built = script === undefined ? builtWorker() : undefined
+  if (built !== undefined) return new Worker(built, {resourceLimits: LIMITS})
+  const tsNode = require.resolve('ts-node')
+  const boot = `require(${JSON.stringify(tsNode)}).register({transpileOnly: true}); require(${JSON.stringify(file)})`
+  return new Worker(boot, {eval: true, resourceLimits: LIMITS})
 }
 
-/** Code that loads `file` and the TypeScript modules it requires, types stripped (as tsconfig.json compiles them: ES2022, CommonJS). */
-function typeScriptBoot(file: string): string {
-  const swc = JSON.stringify(require.resolve('@swc/core'))
-  return `
-    const {readFileSync} = require('node:fs')
-    const {transformSync} = require(${swc})
-    const options = {jsc: {parser: {syntax: 'typescript'}, target: 'es2022'}, module: {type: 'commonjs', ignoreDynamic: true}}
-    require.extensions['.ts'] = (module, filename) => module._compile(transformSync(readFileSync(filename, 'utf8'), {...options, filename}).code, filename)
-    require(${JSON.stringify(file)})`
+/** dist/'s parse-worker.js when dist/ is a build of the sources as they are (scripts/sources-stamp.js), asked once a process. */
+function builtWorker(): string | undefined {
+  if (fresh === undefined) {
+    const root = join(__dirname, '..', '..', '..')
+    const worker = join(root, 'dist', 'sources', 'parallel', 'parse-worker.js')
+    const stamp = join(root, 'scripts', 'sources-stamp.js')
+    try {
+      // A path built at run time: the checkout's own script, never part of the package.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      fresh = existsSync(worker) && (require(stamp) as {isFresh(root: string): boolean}).isFresh(root) ? worker : null
+    } catch {
+      fresh = null
+    }
+  }
+  return fresh ?? undefined
 }
+let fresh: string | null | undefined
 
 /**
  * A worker keeps next to nothing between jobs (its code, a few spare buffers), and what it allocates
