@@ -190,6 +190,17 @@ export class FakeDatadog {
     return {logs, events}
   }
 
+  /**
+   * The faults a day's live pull is held through: a 429 with its reset, a 503 and a cut body on the
+   * 3rd, 6th and 12th search, a 500 on the first aggregate (each retried: at least 4 retries).
+   */
+  injectUsualFaults(): void {
+    this.inject({endpoint: 'logs-search', fault: faults.rateLimited(1), after: 3})
+    this.inject({endpoint: 'logs-search', fault: faults.status(503), after: 6})
+    this.inject({endpoint: 'logs-search', fault: faults.cut(), after: 12})
+    this.inject({endpoint: 'logs-aggregate', fault: faults.status(500), after: 1})
+  }
+
   inject(rule: FaultRule): void {
     this.rules.push({...rule, left: rule.times ?? 1, skip: rule.after ?? 0})
   }

@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {buildDay, type Day, writeDayNdjson} from '../helpers/datadog-day'
 import {ROOT} from '../helpers/cli'
-import {FakeDatadog, faults} from '../helpers/fake-datadog'
+import {FakeDatadog} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, expectedIds, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput} from '../helpers/fake-datadog-live'
 import type {AnalysisReport} from '../../src/model/report'
 
@@ -74,10 +74,7 @@ describe('a live pull of a day with a rollout of each of two apps', () => {
     // (the same two rollouts; about 60 search requests, faults after 3, 6 and 12 of them) does.
     const {day, offline} = await twoRolloutDay()
     const server = await serve(day, {refusedFacets: ['@http.useragent']})
-    server.inject({endpoint: 'logs-search', fault: faults.rateLimited(1), after: 3})
-    server.inject({endpoint: 'logs-search', fault: faults.status(503), after: 6})
-    server.inject({endpoint: 'logs-search', fault: faults.cut(), after: 12})
-    server.inject({endpoint: 'logs-aggregate', fault: faults.status(500), after: 1})
+    server.injectUsualFaults()
     try {
       const live = await liveAnalyze(server, {spec: {range: day.range, query: QUERY}, tuning: TUNING})
       expect(live.report.input.datadog?.requests.retries).toBeGreaterThanOrEqual(4)

@@ -15,7 +15,7 @@ import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {buildDay, type Day, type DayOptions, writeDayNdjson} from '../helpers/datadog-day'
 import {ROOT} from '../helpers/cli'
-import {FakeDatadog, faults} from '../helpers/fake-datadog'
+import {FakeDatadog} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, expectedIds, liveAnalyze, QUERY, sortById, withoutInput} from '../helpers/fake-datadog-live'
 import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 
@@ -66,10 +66,7 @@ describe('a live pull of the realistic day (issue 27): six rollouts, a probe, an
   it('live through faults (a 429 with its reset, 503, a cut body, an aggregate\'s 500): the offline report, the events its plan selects', async () => {
     const {day, offline} = await realDay()
     const server = await serve(day)
-    server.inject({endpoint: 'logs-search', fault: faults.rateLimited(1), after: 3})
-    server.inject({endpoint: 'logs-search', fault: faults.status(503), after: 6})
-    server.inject({endpoint: 'logs-search', fault: faults.cut(), after: 12})
-    server.inject({endpoint: 'logs-aggregate', fault: faults.status(500), after: 1})
+    server.injectUsualFaults()
     try {
       const live = await liveAnalyze(server, {spec: {range: day.range, query: QUERY}, tuning: TUNING})
       expect(live.report.input.datadog?.requests.retries).toBeGreaterThanOrEqual(4)
