@@ -21,10 +21,10 @@ export const APP_FACETS: Record<'auto' | 'upstream' | 'host' | 'service', readon
 }
 
 /** The value a group-by gives logs without its facet (an app facet no request carries is skipped). */
-const MISSING = 'skewscan-none'
+export const MISSING = 'skewscan-none'
 const AGENT_FACET = '@http.useragent'
 /** Apps one census lists at most (nested group-bys multiply: apps × agents ≤ GROUP_LIMIT). */
-const MAX_APPS = 20
+export const MAX_APPS = 20
 
 /** The shells and page loads counted per app. */
 export interface Counted {
@@ -109,16 +109,17 @@ export async function peoplesPageLoads(ask: Ask, query: string, facet: string | 
   const levels = [...(facet === null ? [] : [{facet, limit: appLimit}]), {facet: AGENT_FACET, limit: agentLimit, missing: MISSING}]
   const agents = new AgentClassifier()
   const apps = new Map<string, Map<number, number>>()
-  const todo: TimeRange[] = [ask.range]
+  // Pieces of the range still to count (a piece one aggregate cannot list is replaced by its halves).
+  const uncounted: TimeRange[] = [ask.range]
   let pieces = 0
-  for (let piece = todo.pop(); piece !== undefined; piece = todo.pop()) {
+  for (let piece = uncounted.pop(); piece !== undefined; piece = uncounted.pop()) {
     if (++pieces > MAX_LOAD_PIECES) return {reason: `more than ${agentLimit} user agents load pages of one app in each of ${MAX_LOAD_PIECES} parts of the range`}
     const loads = await groupedSeries(client, scope, query, piece, bucket, levels)
     if (facet !== null && new Set(loads.groups.map((g) => g.by[0])).size >= appLimit) return {reason: `more than ${appLimit - 1} apps load pages`}
     if (!loads.complete) {
       const halves = halved(piece, bucket.ms)
       if (halves === undefined) return {reason: `more than ${agentLimit} user agents load pages of one app in one ${bucket.interval} bucket`}
-      todo.push(...halves)
+      uncounted.push(...halves)
       continue
     }
     for (const g of loads.groups) {

@@ -24,8 +24,8 @@ export interface NarrowingSpec {
   contentTypeAttributes?: readonly string[]
 }
 
-/** The longest list of user agents a query leaves out (Datadog's queries have a length limit). */
-const MAX_AGENT_TERMS_LENGTH = 4000
+/** The longest list of terms (user agents, paths, addresses) one query names (Datadog's queries have a length limit). */
+export const MAX_TERMS_LENGTH = 4000
 
 /** Above this many lengths to match, the query would be unwieldy: fall back to the 2xx form. */
 export const MAX_LENGTH_TERMS = 200
@@ -182,7 +182,7 @@ export class QueryBuilder {
   withoutAgents(query: string, agents: readonly string[]): string | undefined {
     if (agents.length === 0) return query
     const term = `-${anyOf('@http.useragent', agents.map((a) => `"${a.replace(/["\\]/g, (c) => `\\${c}`)}"`))}`
-    return term.length > MAX_AGENT_TERMS_LENGTH ? undefined : and(query, term)
+    return term.length > MAX_TERMS_LENGTH ? undefined : and(query, term)
   }
 
   /**

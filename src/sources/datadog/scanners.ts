@@ -9,16 +9,12 @@
  * every one of them, and the analysis counts them as scanners' whatever is read around them).
  */
 import {GROUP_LIMIT, groupedSeries} from './aggregate'
-import type {Ask, Counted} from './census'
+import {type Ask, type Counted, MAX_APPS, MISSING} from './census'
 import {clientsIn, junkOnlyBuckets, junkPaths, nearShell, scannerBuckets} from './plan'
-import type {QueryBuilder} from './query'
+import {MAX_TERMS_LENGTH, type QueryBuilder} from './query'
 
-/** The longest list of paths or addresses one query names (Datadog's queries have a length limit). */
-const MAX_TERMS_LENGTH = 4000
 /** Paths one check of shell-length answers names at most (nested group-bys multiply: paths × apps × lengths ≤ GROUP_LIMIT). */
 const PATHS_PER_CHECK = 50
-const MAX_APPS = 20
-const MISSING = 'skewscan-none'
 const PATH = '@http.url_details.path'
 
 /** What the analysis is told of sessions and time, as the scanner check needs it. */
