@@ -90,9 +90,17 @@ describe('the crawler, the scanner and the stale tabs of a real capture (rr-3)',
 describe('two apps behind one ingress, composed of two captures (the second on another host, upstream and pods, a minute later)', () => {
   const PAIRS = [['rr-3', 'two-deploys'], ['lazy-stale', 'mode-404'], ['sticky', 'keep-old-assets']] as const
   const APP_FORMATS = FORMATS.filter((f) => f !== 'combined')
+  // Composed once per pair (a pure function of the two captures): each of its 24 cases, and the
+  // rendered log two cases in a row share (deploys inferred and from events), then read the same.
+  const composed = new Map<string, ReturnType<typeof composeCaptures>>()
+  const compose = (a: string, b: string): ReturnType<typeof composeCaptures> => {
+    let c = composed.get(`${a}+${b}`)
+    if (c === undefined) composed.set(`${a}+${b}`, (c = composeCaptures(capture(a), capture(b), {offsetMs: 60_000, lengthShift: 1000})))
+    return c
+  }
   it.each(PAIRS.flatMap(([a, b]) => APP_FORMATS.flatMap((format) => [1, 10, 60].flatMap((stretch) => (['inferred', 'events'] as const).map((deploys) => [a, b, format, stretch, deploys] as const)))))(
     '%s + %s, %s, x%s, deploys %s: each app keeps its own builds, deploys and answer', async (a, b, format, stretch, deploys) => {
-      const {capture: both, truths} = composeCaptures(capture(a), capture(b), {offsetMs: 60_000, lengthShift: 1000})
+      const {capture: both, truths} = compose(a, b)
       const r = await analyzeCase(both, {format, order: 'oldest-first', stretch, deploys})
       expect(r.report.apps.map((x) => [x.name, x.builds, x.deploys])).toEqual([
         [SECOND_APP.upstream, Object.keys(truths[1]?.builds ?? {}).length, truths[1]?.deploys.length],
