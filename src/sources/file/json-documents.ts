@@ -14,6 +14,12 @@ export interface JsonProblem {
 /** Keys of a top-level object whose array elements are log records (API v2 `data`, v1 `logs`). */
 const ITEM_ARRAYS = new Set(['data', 'logs', 'events', 'items'])
 
+/** Where `char` next occurs in `text` from `from` on; the text's length when it does not. */
+function nextOf(text: string, char: string, from: number): number {
+  const at = text.indexOf(char, from)
+  return at === -1 ? text.length : at
+}
+
 /**
  * Streams log records out of JSON documents without holding a whole document: the elements of a
  * top-level `data`/`logs` array, the elements of a top-level array, or a whole top-level object that
@@ -53,6 +59,11 @@ export class JsonItemSplitter {
   write(text: string): void {
     let from = 0
     const length = text.length
+    // The next quote, backslash and newline at or after where they were last looked for (length
+    // when there is none): found by the native search, each again only once passed.
+    let quote = -1
+    let backslash = -1
+    let newline = -1
     for (let i = 0; i < length; i++) {
       const c = text.charCodeAt(i)
       if (this.inString) {
@@ -65,15 +76,14 @@ export class JsonItemSplitter {
           // Most of a record is the inside of its strings: run to the string's end or next escape
           // at once (nothing in between changes the state but the line; JSON strings hold no
           // newline, a broken document may).
-          let j = i
-          let d = c
-          let lines = 0
-          do {
-            if (d === 10) lines++
-            if (++j === length) break
-            d = text.charCodeAt(j)
-          } while (d !== 34 && d !== 92)
-          this.lineNo += lines
+          if (quote < i) quote = nextOf(text, '"', i)
+          if (backslash < i) backslash = nextOf(text, '\\', i)
+          const j = quote < backslash ? quote : backslash
+          if (newline < i) newline = nextOf(text, '\n', i)
+          while (newline < j) {
+            this.lineNo++
+            newline = nextOf(text, '\n', newline + 1)
+          }
           i = j - 1
           continue
         }
