@@ -49,7 +49,7 @@ export async function readHead(stream: AsyncIterable<Buffer>): Promise<Head> {
     for (let i = 0; i < chunk.length && contentLines < HEAD_LINES;) {
       const nl = chunk.indexOf(10, i)
       const end = nl === -1 ? chunk.length : nl
-      for (let k = i; !content && k < end; k++) if ((chunk[k] as number) > 32) content = true
+      if (!content) content = hasContent(chunk, i, end)
       if (nl === -1) break
       if (firstEnd < 0) firstEnd = size + nl
       if (content) contentLines++
@@ -67,17 +67,30 @@ export async function readHead(stream: AsyncIterable<Buffer>): Promise<Head> {
   }
 }
 
-/** The head's lines; the bytes after its last newline are a line only when the stream ended there. */
+/**
+ * The head's lines, up to its HEAD_LINES-th line with content (the reads bring whole chunks, a
+ * megabyte of a file: the lines past it would only cost their decoding, and make what is told of the
+ * file depend on how it was read); the bytes after its last newline are a line only when the stream
+ * ended there.
+ */
 function headLines(bytes: Buffer, ended: boolean, firstEnd: number): Line[] {
   if (firstEnd < 0 && bytes.length > MAX_LINE) return [{text: bytes.toString('utf8', 0, 200), line: 1, tooLong: true}]
   const out: Line[] = []
   let start = 0
+  let content = 0
   for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
     out.push(lineAt(bytes, start, nl, out.length + 1))
+    if (hasContent(bytes, start, nl) && ++content === HEAD_LINES) return out
     start = nl + 1
   }
   if (ended && start < bytes.length) out.push(lineAt(bytes, start, bytes.length, out.length + 1))
   return out
+}
+
+/** Whether bytes [start, end) hold more than white space and control characters (a byte above a space). */
+function hasContent(bytes: Buffer, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if ((bytes[k] as number) > 32) return true
+  return false
 }
 
 function lineAt(bytes: Buffer, start: number, end: number, line: number): Line {
