@@ -44,14 +44,14 @@ export async function analyzeCase(c: Capture, spec: CaseSpec, analysis: Analysis
   // Files of their own straight in the temporary directory, removed when done: a directory per
   // case cost several times more (creating and removing it) than its two files.
   const written: string[] = []
-  const file = (name: string, text: string): string => {
+  const file = (name: string, content: string | Buffer): string => {
     const path = join(tmpdir(), `skewscan-capture-${process.pid}-${++files}-${name}`)
-    writeFileSync(path, text, {flag: 'wx'})
+    writeFileSync(path, content, {flag: 'wx'})
     written.push(path)
     return path
   }
   try {
-    const log = file(`${c.name}.${spec.format}.log`, renderLog(c, spec.format, s, spec.order))
+    const log = file(`${c.name}.${spec.format}.log`, bytesOf(renderLog(c, spec.format, s, spec.order)))
     const deploysFile = spec.deploys === 'events' ? file('deploy-events.json', renderDeployEvents(c, s)) : undefined
     const failures: FailureRecord[] = []
     const report = await analyze({
@@ -66,3 +66,13 @@ export async function analyzeCase(c: Capture, spec: CaseSpec, analysis: Analysis
 
 /** Files written by analyzeCase so far in this process (each name is new). */
 let files = 0
+
+/**
+ * A text's UTF-8 bytes, the last one's kept: renderLog gives the same text to the two cases of a
+ * rendering in a row (deploys inferred, then from events), and encoding it took as long as writing it.
+ */
+function bytesOf(text: string): Buffer {
+  if (lastBytes?.text !== text) lastBytes = {text, bytes: Buffer.from(text)}
+  return lastBytes.bytes
+}
+let lastBytes: {text: string; bytes: Buffer} | undefined
