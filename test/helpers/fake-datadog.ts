@@ -140,6 +140,7 @@ export class FakeDatadog {
   /** The hits of recent search cursors (a query over a range, in order), so paging does not re-filter. */
   private readonly hitCache = new Map<string, Indexed[]>()
   private readonly matchers = new Map<string, Matcher>()
+  private readonly recentHits = new Map<string, Indexed[]>()
   private readonly used = new Map<string, {count: number; windowStart: number}>()
   private readonly opts: FakeDatadogOptions
 
@@ -402,8 +403,22 @@ export class FakeDatadog {
     return [200, {data: {buckets}, meta}]
   }
 
-  /** The items a query selects in [from, to), oldest first. */
+  /**
+   * The items a query selects in [from, to), oldest first. The last few answers are kept (the logs
+   * never change): a pull asks the same query and range of several aggregates (a count, then by
+   * each facet) and of a search.
+   */
   private hits(items: Indexed[], query: string, from: number, to: number): Indexed[] {
+    const key = `${items === this.logs ? 'logs' : 'events'}\n${from}\n${to}\n${query}`
+    const kept = this.recentHits.get(key)
+    if (kept !== undefined) return kept
+    const found = this.match(items, query, from, to)
+    this.recentHits.set(key, found)
+    if (this.recentHits.size > 16) this.recentHits.delete(this.recentHits.keys().next().value as string)
+    return found
+  }
+
+  private match(items: Indexed[], query: string, from: number, to: number): Indexed[] {
     let m = this.matchers.get(query)
     if (m === undefined) {
       m = compileQuery(query)
