@@ -9,6 +9,12 @@ import {looksHashed} from '../../util/hashed-name'
 export interface BucketCounts {
   bucketMs: number
   counts: ReadonlyMap<number, number>
+  /**
+   * Set only when these are the counts of the very query the slices will search (same scope),
+   * every event of it counted in its bucket: the range they were counted over. A slice holding
+   * every bucket it touches whole (as far as that range reaches) then knows its events exactly.
+   */
+  exact?: TimeRange
 }
 
 export interface Slice extends TimeRange {
@@ -16,6 +22,11 @@ export interface Slice extends TimeRange {
   estimate?: number
   /** This slice's own query, when it differs from its stream's (the pod edges). */
   query?: string
+  /**
+   * Exactly the events its search returns (an aggregate count of the same query, scope and times;
+   * puller.ts SliceTask): set only where the plan knows it, never taken from `estimate`.
+   */
+  count?: number
 }
 
 /**
@@ -69,10 +80,20 @@ function cut(r: TimeRange, i: number, n: number): number {
   return i === n ? r.to : r.from + Math.floor(((r.to - r.from) * i) / n)
 }
 
-function slicesByCounts(r: TimeRange, {bucketMs, counts}: BucketCounts, target: number): Slice[] {
+function slicesByCounts(r: TimeRange, {bucketMs, counts, exact: counted}: BucketCounts, target: number): Slice[] {
+  // Exact only inside the range counted: beyond it, events no count saw.
+  const exact = counted !== undefined && r.from >= counted.from && r.to <= counted.to ? counted : undefined
   const out: Slice[] = []
   let start = r.from
   let acc = 0
+  // What the slice being cut holds exactly: the sum of its whole buckets' counts, until a bucket
+  // it holds only a part of (a range edge inside a bucket) makes it an estimate.
+  let whole: number | undefined = 0
+  const push = (s: Slice, n: number | undefined): void => {
+    out.push(n === undefined ? s : {...s, count: n})
+  }
+  // The part of bucket b the counts cover: a slice holding all of it knows its events exactly.
+  const covered = (b: number, from: number, to: number): boolean => exact !== undefined && from <= Math.max(b, exact.from) && to >= Math.min(b + bucketMs, exact.to)
   // Only the buckets that hold events: a range of years costs what its counts hold, not its length.
   const first = Math.floor(r.from / bucketMs) * bucketMs
   const buckets = [...counts.keys()].filter((b) => b >= first && b < r.to && (b - first) % bucketMs === 0).sort((a, b) => a - b)
@@ -81,22 +102,28 @@ function slicesByCounts(r: TimeRange, {bucketMs, counts}: BucketCounts, target: 
     const to = Math.min(b + bucketMs, r.to)
     // A bucket partly inside the range counts in proportion (an estimate, used for cutting and ETA).
     const n = ((counts.get(b) ?? 0) * (to - from)) / bucketMs
+    const exactly = covered(b, from, to) ? (counts.get(b) ?? 0) : undefined
     if (n > target) {
-      if (from > start) out.push({from: start, to: from, estimate: Math.ceil(acc)})
+      if (from > start) push({from: start, to: from, estimate: Math.ceil(acc)}, whole)
+      // Cut evenly inside a bucket: each part's share is an estimate.
       const parts = Math.ceil(n / target)
       for (let i = 0; i < parts; i++) out.push({from: cut({from, to}, i, parts), to: cut({from, to}, i + 1, parts), estimate: Math.ceil(n / parts)})
       start = to
       acc = 0
+      whole = 0
       continue
     }
     acc += n
+    whole = whole === undefined || exactly === undefined ? undefined : whole + exactly
     if (acc >= target) {
-      out.push({from: start, to, estimate: Math.ceil(acc)})
+      push({from: start, to, estimate: Math.ceil(acc)}, whole)
       start = to
       acc = 0
+      whole = 0
     }
   }
-  if (start < r.to) out.push({from: start, to: r.to, estimate: Math.ceil(acc)})
+  // Buckets the counts list nothing for hold nothing: the last slice's empty tail changes no count.
+  if (start < r.to) push({from: start, to: r.to, estimate: Math.ceil(acc)}, whole)
   return out
 }
 

@@ -151,7 +151,7 @@ export class DatadogPull {
         page: {limit: 1}, sort: 'timestamp',
       }}))
     }
-    return estimatePull(plan, this.client.stats.requests, this.client.rate.budget('logs-search'))
+    return estimatePull(plan, this.client.stats.requests, this.client.rate.budget('logs-search'), (this.hooks.now ?? Date.now)())
   }
 
   /** The planned events in time order, each once; from a resume point when given. */
@@ -159,7 +159,7 @@ export class DatadogPull {
     const plan = await this.plan()
     const tasks: SliceTask[] = plan.streams.flatMap((s, stream) => s.slices
       .filter((sl) => resume === undefined || sl.to > resume.time)
-      .map((sl) => ({stream, query: sl.query ?? s.query, from: resume === undefined ? sl.from : Math.max(sl.from, resume.time), to: sl.to, ...(sl.estimate === undefined ? {} : {estimate: sl.estimate})})))
+      .map((sl) => sliceTask(stream, sl.query ?? s.query, sl, resume === undefined ? sl.from : Math.max(sl.from, resume.time))))
     const puller = new Puller(this.client, this.spec.scope, tasks, {
       concurrency: this.tuning.concurrency, now: this.hooks.now, onNotice: this.hooks.onNotice,
       onProgress: this.hooks.onProgress && ((p) => this.hooks.onProgress?.({...p, phase: 'pulling'})),
@@ -223,6 +223,14 @@ export class DatadogPull {
   }
 }
 
+/** A slice to pull from `from` on; its count holds only for its planned times (a resumed slice starts later). */
+function sliceTask(stream: number, query: string, sl: Slice, from: number): SliceTask {
+  return {
+    stream, query, from, to: sl.to, ...(sl.estimate === undefined ? {} : {estimate: sl.estimate}),
+    ...(sl.count === undefined || from !== sl.from ? {} : {count: sl.count}),
+  }
+}
+
 /**
  * The plan. Count the range (for `held`, and to cut slices); learn the shell lengths, so page
  * requests are only shell paths and routes answered with a shell. `narrowed` then pulls those and
@@ -243,14 +251,21 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     const c = await countEvents(client, spec.scope, q.all(), spec.range, bucket)
     held = c.total
     counts = c.counts
+    if (c.exact) counts = {...counts, exact: spec.range}
   } catch (error: unknown) {
     heldReason = `the aggregate count failed: ${reasonOf(error)}`
   }
   // Each stream is cut by the counts of its own query, so each slice's estimate is what it holds
-  // (what the plan says it will pull), not the user's query's; by those when a count fails.
+  // (what the plan says it will pull), not the user's query's; by those when a count fails, and
+  // then no slice's count is exact (they are another query's).
   const slices = async (query: string, ranges: TimeRange[]): Promise<Slice[]> => {
     let own = query === q.all() ? counts : undefined
-    if (own === undefined && counts !== undefined) own = await countEvents(client, spec.scope, query, spec.range, bucket).then((c) => c.counts, (error: unknown) => (reasonOf(error), counts))
+    if (own === undefined && counts !== undefined) {
+      own = await countEvents(client, spec.scope, query, spec.range, bucket).then((c) => (c.exact ? {...c.counts, exact: spec.range} : c.counts), (error: unknown) => {
+        reasonOf(error)
+        return counts && {bucketMs: counts.bucketMs, counts: counts.counts}
+      })
+    }
     return planSlices(ranges, own, {targetEvents: tuning.sliceEvents, maxSliceMs: tuning.maxSliceMs})
   }
   const wholeRange = async (aggregate: PullPlan['aggregate'], name: 'narrowed' | 'all', query: string, reason?: string, shellLengths: number[] = []): Promise<PullPlan> => ({
