@@ -72,6 +72,14 @@ export async function countEvents(client: DatadogClient, scope: SearchScope, que
   return {total, counts: {bucketMs: bucket.ms, counts}, exact: buckets.length <= 1 && aligned && sum === total}
 }
 
+/** How many events a query's search over exactly this range and scope returns: one total count of the very same filter. */
+export async function countTotal(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange): Promise<number | undefined> {
+  const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'total'}])
+  if (buckets.length > 1) return undefined
+  const total = buckets[0] === undefined ? 0 : Number(buckets[0].computes.c0 ?? 0)
+  return Number.isInteger(total) && total >= 0 ? total : undefined
+}
+
 /** The distinct response lengths of a query (the shells' fingerprints), with how often each was served. */
 export async function lengthsServed(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange): Promise<{lengths: number[]; complete: boolean}> {
   const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'total'}], [
