@@ -56,8 +56,9 @@ export interface SliceOptions {
 
 /**
  * Cuts each range into slices: by the counts when known (each slice holds about `targetEvents`, a
- * bucket busier than that is cut evenly), else by time. Every slice costs one extra request (the
- * empty page that ends a cursor), so slices are only as many as concurrency and memory call for.
+ * bucket busier than that is cut evenly), else by time. A slice that is not counted exactly costs
+ * one extra request (the empty page that ends a cursor), so slices are only as many as concurrency
+ * and memory call for.
  */
 export function planSlices(ranges: readonly TimeRange[], counts: BucketCounts | undefined, opts: SliceOptions): Slice[] {
   const out: Slice[] = []
@@ -183,8 +184,9 @@ export function edgeSlices(pods: readonly {value: string; edges: readonly TimeRa
 
 /**
  * Edge slices joined while the joined one would still hold at most `limit` events (by
- * `estimate`, an upper bound): every slice costs a request more than its pages (the empty page that
- * ends its cursor), and a pod's edges are short, so one slice for many of them saves requests. A
+ * `estimate`, an upper bound): every slice costs a request of its own at least (a page, and the
+ * empty one ending its cursor where it is not counted), and a pod's edges are short, so one slice
+ * for many of them saves requests. A
  * joined slice reads each of its pods over the whole joined time, which holds nothing outside that
  * pod's life (its edges are its first and last responses): the builds seen stay the same. Only
  * slices on the same side of the windows are joined, with no window between them, so the asset
