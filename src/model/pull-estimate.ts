@@ -23,7 +23,7 @@ export interface PullEstimate {
   unknownSlices: number
   /** Those slices by the stream they belong to (`edges`: the pods' edges, `sessions`: hurt people's own requests, `all`, `narrowed`, ...: any stream when the count failed). */
   unknownStreams: Record<string, number>
-  /** Search requests the slices take: their pages, and the empty page that ends each cursor (a page and the empty one for a slice of unknown count). */
+  /** Search requests the slices take: their pages, and the empty page that ends each cursor unless the slice's events were counted exactly (a page and the empty one for a slice of unknown count). */
   searchRequests: number
   /** Requests made to plan (aggregate counts, deploy events, the budget). */
   planningRequests: number

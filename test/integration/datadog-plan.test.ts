@@ -8,7 +8,8 @@ import {ROOT} from '../helpers/cli'
 import {FakeDatadog} from '../helpers/fake-datadog'
 import {runCliAsync} from '../helpers/fake-datadog-cli'
 import {API_KEY, APP_KEY} from '../helpers/fake-datadog-live'
-import {estimatePull, requestsFor} from '../../src/sources/datadog/estimate'
+import {countedRequestsFor, estimatePull, requestsFor} from '../../src/sources/datadog/estimate'
+import {INDEXING_LATENCY_MS} from '../../src/sources/datadog/puller'
 
 const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
 const KEYS = {DD_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY}
@@ -78,6 +79,17 @@ describe('estimatePull', () => {
     })
     const named = {held: 100_000, streams: [{name: 'pages', slices: [{estimate: 5}]}, {name: 'sessions', slices: [{}, {}]}, {name: 'edges', slices: [{}]}]}
     expect(estimatePull(named, 0, undefined)).toMatchObject({unknownSlices: 3, unknownStreams: {sessions: 2, edges: 1}, searchRequests: 8})
+  })
+
+  it('a slice counted exactly costs its pages alone: no closing page unless its last page is full or it ends near now (issue 27 item 4)', () => {
+    expect([0, 1, 999, 1000, 1001, 2500].map(countedRequestsFor)).toEqual([1, 1, 1, 2, 2, 3])
+    const to = Date.parse('2026-12-01T00:00:00Z')
+    const counted = {held: 100_000, streams: [{name: 'pages', slices: [{estimate: 2500, count: 2500, to}, {estimate: 1000, count: 1000, to}, {estimate: 10, to}]}]}
+    // 3 + 2 counted, 2 for the one only estimated; with no clock given, counts are taken as they are.
+    expect(estimatePull(counted, 0, undefined, to + 24 * 3_600_000).searchRequests).toBe(7)
+    expect(estimatePull(counted, 0, undefined).searchRequests).toBe(7)
+    // Ending within the indexing latency of now, a slice keeps its closing page (puller.ts).
+    expect(estimatePull(counted, 0, undefined, to + INDEXING_LATENCY_MS - 1).searchRequests).toBe(4 + 2 + 2)
   })
 
   it('waits for the reset beyond what is left, then a period per further limit', () => {

@@ -49,8 +49,12 @@ async function aggregate(client: DatadogClient, scope: SearchScope, query: strin
   return buckets
 }
 
-/** How many events the range holds for a query, in all and per time bucket. */
-export async function countEvents(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}): Promise<{total: number; counts: BucketCounts}> {
+/**
+ * How many events the range holds for a query, in all and per time bucket. `exact`: the buckets
+ * hold every event of the total, each bucket starting on a multiple of its size (or at the range's
+ * start), so a slice of whole buckets knows how many events its search returns.
+ */
+export async function countEvents(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, bucket: {ms: number; interval: string}): Promise<{total: number; counts: BucketCounts; exact: boolean}> {
   const buckets = await aggregate(client, scope, query, range, [
     {aggregation: 'count', type: 'total'},
     {aggregation: 'count', type: 'timeseries', interval: bucket.interval},
@@ -58,7 +62,22 @@ export async function countEvents(client: DatadogClient, scope: SearchScope, que
   const first = buckets[0]
   const total = first === undefined ? 0 : Number(first.computes.c0 ?? 0)
   if (!Number.isFinite(total)) throw new SourceError('Datadog aggregate count is not a number', 'datadog')
-  return {total, counts: {bucketMs: bucket.ms, counts: series(first?.computes.c1, bucket.ms)}}
+  const counts = series(first?.computes.c1, bucket.ms)
+  let sum = 0
+  for (const n of counts.values()) sum += n
+  const aligned = (Array.isArray(first?.computes.c1) ? first.computes.c1 as unknown[] : []).every((p) => {
+    const t = parseTime((p as {time?: unknown} | null)?.time)?.ms
+    return t !== undefined && (t % bucket.ms === 0 || t === range.from) && Number.isInteger(Number((p as {value?: unknown}).value))
+  })
+  return {total, counts: {bucketMs: bucket.ms, counts}, exact: buckets.length <= 1 && aligned && sum === total}
+}
+
+/** How many events a query's search over exactly this range and scope returns: one total count of the very same filter. */
+export async function countTotal(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange): Promise<number | undefined> {
+  const buckets = await aggregate(client, scope, query, range, [{aggregation: 'count', type: 'total'}])
+  if (buckets.length > 1) return undefined
+  const total = buckets[0] === undefined ? 0 : Number(buckets[0].computes.c0 ?? 0)
+  return Number.isInteger(total) && total >= 0 ? total : undefined
 }
 
 /** The distinct response lengths of a query (the shells' fingerprints), with how often each was served. */

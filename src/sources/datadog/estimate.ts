@@ -4,7 +4,7 @@
  * the last answers announced go in; the clock is not read.
  */
 import type {PullEstimate, RateLimitBudget} from '../../model/pull-estimate'
-import {PAGE_LIMIT} from './puller'
+import {INDEXING_LATENCY_MS, PAGE_LIMIT} from './puller'
 
 export type {PullEstimate} from '../../model/pull-estimate'
 
@@ -17,6 +17,13 @@ export type {PullEstimate} from '../../model/pull-estimate'
 export const requestsFor = (events: number): number => (events <= 0 ? 1 : Math.ceil(events / PAGE_LIMIT) + 1)
 
 /**
+ * Search requests a slice known to hold exactly `count` events takes (puller.ts pullSlice ends it
+ * on a short page that brings the count): its pages alone; a last page that is full still asks the
+ * next (an empty one), and an empty slice takes the one empty page.
+ */
+export const countedRequestsFor = (count: number): number => (count <= 0 ? 1 : Math.floor(count / PAGE_LIMIT) + 1)
+
+/**
  * A slice of unknown size (a pod's edges, a hurt person's own requests) is planned where the counts
  * show it holds events, and joined only while it fits one page: a page and the empty one after it.
  */
@@ -26,10 +33,12 @@ const UNKNOWN_SLICE_REQUESTS = 2
  * The pull's cost. Waiting: what the budget has left goes first; beyond it, the rest waits for the
  * reset, then a whole period for each further limit's worth.
  */
-export function estimatePull(plan: {held: number | null; streams: readonly {name?: string; slices: readonly {estimate?: number}[]}[]}, planningRequests: number, budget: RateLimitBudget | undefined): PullEstimate {
+export function estimatePull(plan: {held: number | null; streams: readonly {name?: string; slices: readonly {estimate?: number; count?: number; to?: number}[]}[]}, planningRequests: number, budget: RateLimitBudget | undefined, now?: number): PullEstimate {
   const slices = plan.streams.flatMap((s) => s.slices)
   const toPull = slices.reduce((n, s) => n + (s.estimate ?? 0), 0)
-  const searchRequests = slices.reduce((n, s) => n + (s.estimate === undefined ? UNKNOWN_SLICE_REQUESTS : requestsFor(s.estimate)), 0)
+  // A counted slice ends on its count unless it ends within the indexing latency of now (as the puller decides it).
+  const counted = (s: {count?: number; to?: number}): s is {count: number} => s.count !== undefined && (now === undefined || s.to === undefined || s.to <= now - INDEXING_LATENCY_MS)
+  const searchRequests = slices.reduce((n, s) => n + (counted(s) ? countedRequestsFor(s.count) : s.estimate === undefined ? UNKNOWN_SLICE_REQUESTS : requestsFor(s.estimate)), 0)
   const unknownStreams: Record<string, number> = {}
   for (const s of plan.streams) {
     const n = s.slices.filter((sl) => sl.estimate === undefined).length

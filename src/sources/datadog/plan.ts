@@ -9,6 +9,12 @@ import {looksHashed} from '../../util/hashed-name'
 export interface BucketCounts {
   bucketMs: number
   counts: ReadonlyMap<number, number>
+  /**
+   * Set only when these are the counts of the very query the slices will search (same scope),
+   * every event of it counted in its bucket: the range they were counted over. A slice holding
+   * every bucket it touches whole (as far as that range reaches) then knows its events exactly.
+   */
+  exact?: TimeRange
 }
 
 export interface Slice extends TimeRange {
@@ -16,6 +22,11 @@ export interface Slice extends TimeRange {
   estimate?: number
   /** This slice's own query, when it differs from its stream's (the pod edges). */
   query?: string
+  /**
+   * Exactly the events its search returns (an aggregate count of the same query, scope and times;
+   * puller.ts SliceTask): set only where the plan knows it, never taken from `estimate`.
+   */
+  count?: number
 }
 
 /**
@@ -45,8 +56,9 @@ export interface SliceOptions {
 
 /**
  * Cuts each range into slices: by the counts when known (each slice holds about `targetEvents`, a
- * bucket busier than that is cut evenly), else by time. Every slice costs one extra request (the
- * empty page that ends a cursor), so slices are only as many as concurrency and memory call for.
+ * bucket busier than that is cut evenly), else by time. A slice that is not counted exactly costs
+ * one extra request (the empty page that ends a cursor), so slices are only as many as concurrency
+ * and memory call for.
  */
 export function planSlices(ranges: readonly TimeRange[], counts: BucketCounts | undefined, opts: SliceOptions): Slice[] {
   const out: Slice[] = []
@@ -69,10 +81,20 @@ function cut(r: TimeRange, i: number, n: number): number {
   return i === n ? r.to : r.from + Math.floor(((r.to - r.from) * i) / n)
 }
 
-function slicesByCounts(r: TimeRange, {bucketMs, counts}: BucketCounts, target: number): Slice[] {
+function slicesByCounts(r: TimeRange, {bucketMs, counts, exact: counted}: BucketCounts, target: number): Slice[] {
+  // Exact only inside the range counted: beyond it, events no count saw.
+  const exact = counted !== undefined && r.from >= counted.from && r.to <= counted.to ? counted : undefined
   const out: Slice[] = []
   let start = r.from
   let acc = 0
+  // What the slice being cut holds exactly: the sum of its whole buckets' counts, until a bucket
+  // it holds only a part of (a range edge inside a bucket) makes it an estimate.
+  let whole: number | undefined = 0
+  const push = (s: Slice, n: number | undefined): void => {
+    out.push(n === undefined ? s : {...s, count: n})
+  }
+  // The part of bucket b the counts cover: a slice holding all of it knows its events exactly.
+  const covered = (b: number, from: number, to: number): boolean => exact !== undefined && from <= Math.max(b, exact.from) && to >= Math.min(b + bucketMs, exact.to)
   // Only the buckets that hold events: a range of years costs what its counts hold, not its length.
   const first = Math.floor(r.from / bucketMs) * bucketMs
   const buckets = [...counts.keys()].filter((b) => b >= first && b < r.to && (b - first) % bucketMs === 0).sort((a, b) => a - b)
@@ -81,22 +103,28 @@ function slicesByCounts(r: TimeRange, {bucketMs, counts}: BucketCounts, target: 
     const to = Math.min(b + bucketMs, r.to)
     // A bucket partly inside the range counts in proportion (an estimate, used for cutting and ETA).
     const n = ((counts.get(b) ?? 0) * (to - from)) / bucketMs
+    const exactly = covered(b, from, to) ? (counts.get(b) ?? 0) : undefined
     if (n > target) {
-      if (from > start) out.push({from: start, to: from, estimate: Math.ceil(acc)})
+      if (from > start) push({from: start, to: from, estimate: Math.ceil(acc)}, whole)
+      // Cut evenly inside a bucket: each part's share is an estimate.
       const parts = Math.ceil(n / target)
       for (let i = 0; i < parts; i++) out.push({from: cut({from, to}, i, parts), to: cut({from, to}, i + 1, parts), estimate: Math.ceil(n / parts)})
       start = to
       acc = 0
+      whole = 0
       continue
     }
     acc += n
+    whole = whole === undefined || exactly === undefined ? undefined : whole + exactly
     if (acc >= target) {
-      out.push({from: start, to, estimate: Math.ceil(acc)})
+      push({from: start, to, estimate: Math.ceil(acc)}, whole)
       start = to
       acc = 0
+      whole = 0
     }
   }
-  if (start < r.to) out.push({from: start, to: r.to, estimate: Math.ceil(acc)})
+  // Buckets the counts list nothing for hold nothing: the last slice's empty tail changes no count.
+  if (start < r.to) push({from: start, to: r.to, estimate: Math.ceil(acc)}, whole)
   return out
 }
 
@@ -156,8 +184,9 @@ export function edgeSlices(pods: readonly {value: string; edges: readonly TimeRa
 
 /**
  * Edge slices joined while the joined one would still hold at most `limit` events (by
- * `estimate`, an upper bound): every slice costs a request more than its pages (the empty page that
- * ends its cursor), and a pod's edges are short, so one slice for many of them saves requests. A
+ * `estimate`, an upper bound): every slice costs a request of its own at least (a page, and the
+ * empty one ending its cursor where it is not counted), and a pod's edges are short, so one slice
+ * for many of them saves requests. A
  * joined slice reads each of its pods over the whole joined time, which holds nothing outside that
  * pod's life (its edges are its first and last responses): the builds seen stay the same. Only
  * slices on the same side of the windows are joined, with no window between them, so the asset

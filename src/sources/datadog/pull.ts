@@ -7,7 +7,7 @@ import type {TimeRange} from '../../model/time-range'
 import type {DatadogInputSummary} from '../../model/report'
 import {SourceError} from '../errors'
 import {RECENT_EVIDENCE} from '../../model/page-census'
-import {bucketsByClient, bucketsOfPeople, bucketsWithEvents, countEvents, lengthsServed, POD_FACETS, podActivity} from './aggregate'
+import {bucketsByClient, bucketsOfPeople, bucketsWithEvents, countEvents, countTotal, lengthsServed, POD_FACETS, podActivity} from './aggregate'
 import {AgentClassifier} from '../../util/agent-kind'
 import {DatadogClient, DatadogRequestError, type Operation, PullAborted} from './client'
 import {endsTheRun} from './errors'
@@ -151,7 +151,7 @@ export class DatadogPull {
         page: {limit: 1}, sort: 'timestamp',
       }}))
     }
-    return estimatePull(plan, this.client.stats.requests, this.client.rate.budget('logs-search'))
+    return estimatePull(plan, this.client.stats.requests, this.client.rate.budget('logs-search'), (this.hooks.now ?? Date.now)())
   }
 
   /** The planned events in time order, each once; from a resume point when given. */
@@ -159,7 +159,7 @@ export class DatadogPull {
     const plan = await this.plan()
     const tasks: SliceTask[] = plan.streams.flatMap((s, stream) => s.slices
       .filter((sl) => resume === undefined || sl.to > resume.time)
-      .map((sl) => ({stream, query: sl.query ?? s.query, from: resume === undefined ? sl.from : Math.max(sl.from, resume.time), to: sl.to, ...(sl.estimate === undefined ? {} : {estimate: sl.estimate})})))
+      .map((sl) => sliceTask(stream, sl.query ?? s.query, sl, resume === undefined ? sl.from : Math.max(sl.from, resume.time))))
     const puller = new Puller(this.client, this.spec.scope, tasks, {
       concurrency: this.tuning.concurrency, now: this.hooks.now, onNotice: this.hooks.onNotice,
       onProgress: this.hooks.onProgress && ((p) => this.hooks.onProgress?.({...p, phase: 'pulling'})),
@@ -223,6 +223,14 @@ export class DatadogPull {
   }
 }
 
+/** A slice to pull from `from` on; its count holds only for its planned times (a resumed slice starts later). */
+function sliceTask(stream: number, query: string, sl: Slice, from: number): SliceTask {
+  return {
+    stream, query, from, to: sl.to, ...(sl.estimate === undefined ? {} : {estimate: sl.estimate}),
+    ...(sl.count === undefined || from !== sl.from ? {} : {count: sl.count}),
+  }
+}
+
 /**
  * The plan. Count the range (for `held`, and to cut slices); learn the shell lengths, so page
  * requests are only shell paths and routes answered with a shell. `narrowed` then pulls those and
@@ -243,14 +251,21 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     const c = await countEvents(client, spec.scope, q.all(), spec.range, bucket)
     held = c.total
     counts = c.counts
+    if (c.exact) counts = {...counts, exact: spec.range}
   } catch (error: unknown) {
     heldReason = `the aggregate count failed: ${reasonOf(error)}`
   }
   // Each stream is cut by the counts of its own query, so each slice's estimate is what it holds
-  // (what the plan says it will pull), not the user's query's; by those when a count fails.
+  // (what the plan says it will pull), not the user's query's; by those when a count fails, and
+  // then no slice's count is exact (they are another query's).
   const slices = async (query: string, ranges: TimeRange[]): Promise<Slice[]> => {
     let own = query === q.all() ? counts : undefined
-    if (own === undefined && counts !== undefined) own = await countEvents(client, spec.scope, query, spec.range, bucket).then((c) => c.counts, (error: unknown) => (reasonOf(error), counts))
+    if (own === undefined && counts !== undefined) {
+      own = await countEvents(client, spec.scope, query, spec.range, bucket).then((c) => (c.exact ? {...c.counts, exact: spec.range} : c.counts), (error: unknown) => {
+        reasonOf(error)
+        return counts && {bucketMs: counts.bucketMs, counts: counts.counts}
+      })
+    }
     return planSlices(ranges, own, {targetEvents: tuning.sliceEvents, maxSliceMs: tuning.maxSliceMs})
   }
   const wholeRange = async (aggregate: PullPlan['aggregate'], name: 'narrowed' | 'all', query: string, reason?: string, shellLengths: number[] = []): Promise<PullPlan> => ({
@@ -280,7 +295,7 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     if (lengths === undefined) return fallBack(`${shells.lengths.length} shell lengths with --length-tolerance ${spec.narrowing.lengthTolerance} are too many to list in a query`)
     if (spec.mode === 'narrowed' || small) {
       const plan = await wholeRange('used', 'narrowed', q.narrowed(lengths), small ? `the range holds ${plural(held ?? 0, 'event')}: pulled whole (every page and asset request) in fewer requests than planning windows takes` : undefined, shells.lengths)
-      return withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, undefined))
+      return countedApart(client, spec.scope, withEdges(plan, await edgesOf(client, spec, q, lengths, bucket, undefined)), tuning.concurrency)
     }
     // Asset windows open around the failures of people only: the failure-looking requests of
     // crawlers, scanners and the probe (a scanner's 404s can fall in every hour of a day) are
@@ -329,7 +344,7 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
       ...(read ? {census: read.census} : censusReason === undefined ? {} : {censusReason}),
       ...(scanners ? {scanners: {paths: scanners.paths, clients: scanners.clients.size, buckets: scanners.buckets.size}} : {}),
     }
-    return withEdges(plan, edges)
+    return countedApart(client, spec.scope, withEdges(plan, edges), tuning.concurrency)
   } catch (error: unknown) {
     return fallBack(reasonOf(error))
   }
@@ -450,6 +465,35 @@ async function edgesOf(client: DatadogClient, spec: PullSpec, q: QueryBuilder, l
     from: e.from, to: e.to, query: q.podRequests(activity.facet, e.pods, lengths, windows !== undefined && !e.inWindow),
   }))
   return {pods: {facet: activity.facet, count: pods.length, ...(activity.complete ? {} : {reason: 'more pods than one aggregate lists: the edges of some are not pulled'})}, slices, ranges: pods.flatMap((p) => p.edges)}
+}
+
+/** The plan with its sessions' and edges' slices counted (countEach); the other streams are cut by counts of their own queries. */
+async function countedApart(client: DatadogClient, scope: SearchScope, plan: PullPlan, concurrency: number): Promise<PullPlan> {
+  const streams: PullPlan['streams'] = []
+  for (const s of plan.streams) streams.push(s.name === 'sessions' || s.name === 'edges' ? await countEach(client, scope, s, concurrency) : s)
+  return {...plan, streams}
+}
+
+/**
+ * The slices of a stream whose sizes no count of its own query gives (each with a query of its
+ * own: a hurt person's requests, a pod's edges) counted one by one, each by an aggregate of its
+ * very filter (query, scope, times), so each ends without its empty closing page (puller.ts). An
+ * aggregate costs no search; one that fails leaves its slice uncounted (it then pages as before).
+ */
+async function countEach(client: DatadogClient, scope: SearchScope, stream: PullPlan['streams'][number], concurrency: number): Promise<PullPlan['streams'][number]> {
+  const slices = [...stream.slices]
+  let next = 0
+  const work = async (): Promise<void> => {
+    while (next < slices.length) {
+      const i = next++
+      const sl = slices[i] as Slice
+      if (sl.count !== undefined) continue
+      const n = await countTotal(client, scope, sl.query ?? stream.query, sl).catch((error: unknown) => (reasonOf(error), undefined))
+      if (n !== undefined) slices[i] = {...sl, count: n}
+    }
+  }
+  await Promise.all(Array.from({length: Math.max(1, Math.min(concurrency, slices.length))}, work))
+  return {...stream, slices}
 }
 
 function withEdges(plan: PullPlan, edges: Edges): PullPlan {

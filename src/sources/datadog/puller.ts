@@ -41,6 +41,13 @@ export interface SliceTask {
   from: number
   to: number
   estimate?: number
+  /**
+   * Exactly how many events this slice's own search returns (an aggregate count of the very same
+   * query, scope and [from, to)), when the plan knows it: the slice ends once that many distinct
+   * events came in on a short page, without the empty page that closes a cursor. Never inferred
+   * from `estimate`, and dropped when the slice's times change (a resumed pull).
+   */
+  count?: number
 }
 
 export interface PullProgress {
@@ -62,6 +69,13 @@ export interface PullerOptions {
   now?: () => number
 }
 
+/**
+ * A slice ending closer than this to now keeps its closing page whatever its count says: logs are
+ * searchable some time after their timestamp (indexing latency, late shippers), so events counted
+ * a moment ago may be followed by more by the time the pages are read.
+ */
+export const INDEXING_LATENCY_MS = 15 * 60_000
+
 /** Pages in a row that bring no new event (the cursor sent back unchanged, or only ids already pulled) before a slice is given up. */
 export const MAX_STUCK_PAGES = 3
 
@@ -74,7 +88,8 @@ export const MAX_STUCK_PAGES = 3
  * older than that would put the stream out of time order. The ids are those of one slice (its
  * planned events, about `--slice-events`), dropped when it ends.
  */
-export async function* pullSlice(client: DatadogClient, scope: SearchScope, task: SliceTask, notice?: (m: string) => void, onCopies?: (n: number) => void): AsyncGenerator<Pulled[]> {
+export async function* pullSlice(client: DatadogClient, scope: SearchScope, task: SliceTask, notice?: (m: string) => void, onCopies?: (n: number) => void, now: () => number = Date.now): AsyncGenerator<Pulled[]> {
+  const count = countedEnd(task, now())
   let cursor: string | undefined
   let from = task.from
   let lastTime: number | undefined
@@ -132,6 +147,9 @@ export async function* pullSlice(client: DatadogClient, scope: SearchScope, task
     }
     if (copies > 0) onCopies?.(copies)
     if (items.length > 0) yield items
+    // Counted: every event there is came in (distinct ids only: copies and id-less items never
+    // count) on a short page; a full page may have more behind it, and more than counted goes on.
+    if (count !== undefined && seen.size === count && data.length < PAGE_LIMIT) return
     // A short page is not the last one: only an empty page or a missing cursor ends the slice.
     const after = (json as {meta?: {page?: {after?: unknown}}}).meta?.page?.after
     if (typeof after !== 'string' || after === '') return
@@ -143,6 +161,11 @@ export async function* pullSlice(client: DatadogClient, scope: SearchScope, task
     cursor = after
   }
   throw new SourceError(`Datadog kept returning pages for the slice ${sliceName(task)} (over ${MAX_PAGES_PER_SLICE}): stopping`, 'datadog')
+}
+
+/** The count a slice may end on: none for a slice ending within the indexing latency of now. */
+function countedEnd(task: SliceTask, now: number): number | undefined {
+  return task.count !== undefined && task.to <= now - INDEXING_LATENCY_MS ? task.count : undefined
 }
 
 /** A slice as a user can find it: its times, and its query (cut short: a narrowed query lists many terms). */
@@ -293,7 +316,7 @@ export class Puller {
   private async pull(run: SliceRun): Promise<void> {
     try {
       // Copies a slice drops (overlapping pages, a restarted cursor) are counted as the merge's are.
-      for await (const page of pullSlice(this.client, this.scope, run.task, this.options.onNotice, (n) => (this.duplicates += n))) {
+      for await (const page of pullSlice(this.client, this.scope, run.task, this.options.onNotice, (n) => (this.duplicates += n), this.now)) {
         this.pages++
         this.events += page.length
         run.push(page)

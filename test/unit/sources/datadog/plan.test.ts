@@ -81,6 +81,50 @@ describe('planSlices', () => {
   })
 })
 
+describe('planSlices: which slices know exactly how many events their search returns (issue 27 item 4)', () => {
+  const opts = {targetEvents: 800, maxSliceMs: 3_600_000}
+  const entries: [number, number][] = [[0, 400], [1, 400], [2, 400], [3, 100], [5, 100]]
+  const counts = (exact?: {from: number; to: number}) => ({bucketMs: MIN, counts: new Map(entries.map(([m, n]) => [T + m * MIN, n])), ...(exact ? {exact} : {})})
+  const day = {from: T - 60 * MIN, to: T + 60 * MIN}
+
+  it('slices of whole buckets of the counts of their own query carry the count; empty buckets count 0', () => {
+    expect(planSlices([{from: T, to: T + 7 * MIN}], counts(day), opts)).toEqual([
+      {from: T, to: T + 2 * MIN, estimate: 800, count: 800},
+      {from: T + 2 * MIN, to: T + 7 * MIN, estimate: 600, count: 600},
+    ])
+    // A range with nothing counted in it holds nothing.
+    expect(planSlices([{from: T + 10 * MIN, to: T + 12 * MIN}], counts(day), opts)).toEqual([{from: T + 10 * MIN, to: T + 12 * MIN, estimate: 0, count: 0}])
+  })
+
+  it('never without the counts saying they are exact (another query\'s counts, a count that failed)', () => {
+    expect(planSlices([{from: T, to: T + 7 * MIN}], counts(), opts).every((s) => s.count === undefined)).toBe(true)
+  })
+
+  it('a slice holding part of a bucket is an estimate: a range edge inside a bucket, or a busy bucket cut evenly', () => {
+    // The range starts 30 s into the first bucket: that slice holds half of it, the next ones whole buckets.
+    expect(planSlices([{from: T + 30_000, to: T + 7 * MIN}], counts(day), opts)).toEqual([
+      {from: T + 30_000, to: T + 3 * MIN, estimate: 1000},
+      {from: T + 3 * MIN, to: T + 7 * MIN, estimate: 200, count: 200},
+    ])
+    const busy = {bucketMs: MIN, counts: new Map([[T, 10], [T + MIN, 3000]]), exact: day}
+    expect(planSlices([{from: T, to: T + 2 * MIN}], busy, {targetEvents: 1000, maxSliceMs: 3_600_000})).toEqual([
+      {from: T, to: T + MIN, estimate: 10, count: 10},
+      {from: T + MIN, to: T + MIN + 20_000, estimate: 1000},
+      {from: T + MIN + 20_000, to: T + MIN + 40_000, estimate: 1000},
+      {from: T + MIN + 40_000, to: T + 2 * MIN, estimate: 1000},
+    ])
+  })
+
+  it('where the range counted starts or ends inside a bucket, that bucket is what was counted of it', () => {
+    // Counted from 30 s into the first bucket (an unaligned --from): a slice from there holds all of it that was counted.
+    expect(planSlices([{from: T + 30_000, to: T + 2 * MIN}], counts({from: T + 30_000, to: day.to}), opts)).toEqual([
+      {from: T + 30_000, to: T + 2 * MIN, estimate: 600, count: 800},
+    ])
+    // A range reaching past what was counted knows nothing of the rest.
+    expect(planSlices([{from: T, to: T + 7 * MIN}], counts({from: T, to: T + 6 * MIN}), opts).every((s) => s.count === undefined)).toBe(true)
+  })
+})
+
 describe('bucketFor', () => {
   it.each([
     [40 * MIN, '1m'], [24 * 60 * MIN, '1m'], [25 * 60 * MIN, '5m'], [7 * 24 * 60 * MIN, '10m'], [30 * 24 * 60 * MIN, '30m'], [400 * 24 * 60 * MIN, '12h'], [1000 * 24 * 60 * MIN, '1d'],

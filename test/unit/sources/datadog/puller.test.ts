@@ -6,8 +6,8 @@
  * run ended (issue 27's realistic day, more than 100 hurt addresses in one window).
  */
 import {DatadogClient} from '../../../../src/sources/datadog/client'
-import {inLanes, Puller, type SliceTask} from '../../../../src/sources/datadog/puller'
-import {FakeDatadog} from '../../../helpers/fake-datadog'
+import {INDEXING_LATENCY_MS, inLanes, PAGE_LIMIT, Puller, type SliceTask} from '../../../../src/sources/datadog/puller'
+import {FakeDatadog, faults} from '../../../helpers/fake-datadog'
 import {API_KEY, APP_KEY, connection} from '../../../helpers/fake-datadog-live'
 
 const START = Date.parse('2026-12-01T10:00:00Z')
@@ -61,5 +61,80 @@ describe('a stream whose slices overlap in time', () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe('a slice that knows how many events its search returns (issue 27 item 4: no closing page)', () => {
+  const QUERY = 'service:ingress-nginx'
+  /** `n` events, one a second from START. */
+  const logs = (n: number) => Array.from({length: n}, (_, i) => ({
+    id: `c-${i}`, type: 'log',
+    attributes: {
+      timestamp: new Date(START + i * 1000).toISOString(), service: 'ingress-nginx', status: 'info', message: 'GET /', tags: [],
+      attributes: {http: {method: 'GET', status_code: 200, url_details: {path: '/'}}, network: {client: {ip: '10.1.0.1'}}},
+    },
+  }))
+  const TO = START + 3 * 3_600_000
+  /** A clock well past the slice: its events are all indexed. */
+  const LATER = TO + 24 * 3_600_000
+
+  async function pull(held: number, task: Partial<SliceTask>, server?: {maxPageSize?: number; fault?: Parameters<FakeDatadog['inject']>[0]}, now = LATER): Promise<{ids: string[]; searches: number}> {
+    const fake = await FakeDatadog.start({logs: logs(held), apiKey: API_KEY, appKey: APP_KEY, ...(server?.maxPageSize ? {maxPageSize: server.maxPageSize} : {})})
+    try {
+      if (server?.fault) fake.inject(server.fault)
+      const client = new DatadogClient(connection(fake), {timeoutMs: 10_000, retry: {maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10, maxElapsedMs: 10_000}})
+      const puller = new Puller(client, {}, [{stream: 0, query: QUERY, from: START, to: TO, ...task}], {concurrency: 1, now: () => now})
+      const ids: string[] = []
+      for await (const batch of puller.pulled()) for (const p of batch) ids.push(String(p.id))
+      return {ids, searches: fake.requestsTo('logs-search').length}
+    } finally {
+      await fake.close()
+    }
+  }
+
+  it.each([1, 999, 1001, 2500])('%i counted events take exactly ceil(n/1000) searches', async (n) => {
+    const {ids, searches} = await pull(n, {count: n})
+    expect(new Set(ids).size).toBe(n)
+    expect(ids.length).toBe(n)
+    expect(searches).toBe(Math.ceil(n / PAGE_LIMIT))
+  })
+
+  it('without a count, or with only an estimate, the empty closing page is still asked for', async () => {
+    expect(await pull(2500, {}).then((r) => r.searches)).toBe(4)
+    expect(await pull(2500, {estimate: 2500}).then((r) => r.searches)).toBe(4)
+  })
+
+  it('more events than counted (late-indexed logs, a count that was low): every one is pulled', async () => {
+    const {ids, searches} = await pull(2500, {count: 2400})
+    expect(new Set(ids).size).toBe(2500)
+    expect(searches).toBe(4)
+  })
+
+  it('a count reached on a full page still asks the next page: a full page may have more behind it', async () => {
+    const {ids, searches} = await pull(2000, {count: 2000})
+    expect(ids.length).toBe(2000)
+    expect(searches).toBe(3)
+  })
+
+  it('a slice ending within the indexing latency of now keeps its closing page', async () => {
+    expect(await pull(2500, {count: 2500}, undefined, TO + INDEXING_LATENCY_MS - 1).then((r) => r.searches)).toBe(4)
+    expect(await pull(2500, {count: 2500}, undefined, TO + INDEXING_LATENCY_MS).then((r) => r.searches)).toBe(3)
+  })
+
+  it('copies by id never count towards the number: overlapping short pages still bring every event', async () => {
+    // Pages of 500 (short), the second starting 100 events back: counting copies, the third page
+    // would reach 1500 with 100 events never pulled.
+    const {ids, searches} = await pull(1500, {count: 1500}, {maxPageSize: 500, fault: {endpoint: 'logs-search', fault: faults.overlap(100), after: 1}})
+    expect(new Set(ids).size).toBe(1500)
+    expect(ids.length).toBe(1500)
+    expect(searches).toBe(4)
+  })
+
+  it('an expired cursor restarts the slice from the last time seen; the count still ends it', async () => {
+    const {ids, searches} = await pull(2500, {count: 2500}, {fault: {endpoint: 'logs-search', fault: faults.invalidCursor(), after: 1, withCursor: true}})
+    expect(new Set(ids).size).toBe(2500)
+    expect(ids.length).toBe(2500)
+    // Page 1, the rejected page 2, then from the last time seen (1000 events, one a copy), then the short page that brings the count.
+    expect(searches).toBe(4)
   })
 })
