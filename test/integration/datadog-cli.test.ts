@@ -62,7 +62,7 @@ describe('skewscan analyze --from/--to against the Datadog API', () => {
     expect(dd).toMatchObject({held, pull: 'windows', narrowing: {aggregate: 'used', reason: 'the range holds 416 events: pulled whole (every page and asset request) in fewer requests than planning windows takes', shellLengths: [1832], pods: {facet: '@network.destination.ip'}}, deployEvents: {api: 'v2'}})
     expect(dd.pulled).toBeLessThanOrEqual(dd.held)
     const share = String(Math.round((dd.pulled / held) * 1000) / 10).replace('.', '\\.')
-    expect(r.stderr).toMatch(new RegExp(`Datadog: pulled ${dd.pulled} events \\(${share}% of ${held} in the range\\) with \\d+ requests \\(\\d+ search, 4 aggregate, \\d+ events, 0 retries\\) in ${dd.slices} slices, 1 asset window \\(50 of 50 min\\)`))
+    expect(r.stderr).toMatch(new RegExp(`Datadog: pulled ${dd.pulled} events \\(${share}% of ${held} in the range\\) with \\d+ requests \\(\\d+ search, 5 aggregate, \\d+ events, 0 retries\\) in ${dd.slices} slices, 1 asset window \\(50 of 50 min\\)`))
     // Piped stderr: no progress line.
     expect(r.stderr).not.toMatch(/datadog: (slices|counting)/)
     expectNoKeys(r.stdout, r.stderr)
@@ -165,7 +165,7 @@ describe('skewscan analyze --from, in process', () => {
 
   it('--spool holding another range: exit 2, with the flags that continue it', async () => {
     const spool = join(dir, 'spool-range')
-    fake.inject({endpoint: 'logs-search', fault: faults.status(500), after: 6, times: Infinity})
+    fake.inject({endpoint: 'logs-search', fault: faults.status(500), after: 3, times: Infinity})
     const failed = await run(['analyze', ...RANGE, '--api-url', fake.url, '--max-attempts', '1', '--concurrency', '1', '--spool', spool, ...FAST])
     expect(failed.exit).toBe(3)
     expect(existsSync(join(spool, 'pull-state.json'))).toBe(true)
@@ -182,12 +182,10 @@ describe('skewscan export', () => {
     try {
       const out = join(dir, 'incident.ndjson.gz')
       const args = ['export', ...RANGE, '--api-url', slow.url, '-o', out, '--concurrency', '1', ...FAST]
-      // Once every stream has begun (the pods' edges are the last to), events are written: the
-      // server then holds its answers until the run has been interrupted.
-      const gate = slow.holdSearches((searches) => {
-        const edges = searches.findIndex((r) => String(r.body.filter.query).includes('@network.destination.ip'))
-        return edges >= 0 && searches.length >= edges + 3
-      })
+      // Once every stream has given its first page (the pods' edges are the last to begin), events
+      // are written: the server then holds its answers until the run has been interrupted. (The
+      // edges' slice ends on its count, its second search the last of the pull: that one is held.)
+      const gate = slow.holdSearches((searches) => searches.filter((r) => String(r.body.filter.query).includes('@network.destination.ip')).length >= 2)
       const interrupted = await runCliAsync(args, {env: KEYS, onSpawn: (child) => void gate.reached.then(() => child.kill('SIGINT'))})
       gate.release()
       expect(interrupted.stderr).toMatch(/Interrupted: \d+ events are in .*incident\.ndjson\.gz\. Run the same export with --resume/)
