@@ -67,7 +67,8 @@ it.each([
   const work = mkdtempSync(join(tmpdir(), 'skewscan-signal-gate-'))
   try {
     const input = join(work, 'export.log')
-    newestFirst(input, 250_000)
+    // One run of 100,000 (DEFAULT_SPILL.runEvents) on disk, and the last 500 in a second: the one held.
+    newestFirst(input, 100_500)
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), 'analyze', '--workers', '0', input], {
       env: cliEnv({TMPDIR: tmp, SKEWSCAN_TEST_GATE: work, NODE_OPTIONS: `--require ${join(ROOT, 'test', 'helpers', 'spill-gate.js')}`}), stdio: ['ignore', 'pipe', 'pipe'],
     })
