@@ -75,6 +75,11 @@ function short(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s
 }
 
+/** `--plan`'s search requests against the pull's own: `said (x ratio)`. */
+function planned(e: {said: {searchRequests: number}; searches: number} | undefined): string {
+  return e === undefined ? '-' : `${e.said.searchRequests} of ${e.searches} (x${(e.said.searchRequests / Math.max(1, e.searches)).toFixed(2)})`
+}
+
 const pct = (n: number, d: number): string => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)}%`)
 const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`
 
@@ -95,7 +100,7 @@ export async function datadogPullCases(say: (line: string) => void = () => undef
           // A server per run: each starts with the whole rate-limit budget.
           const server = await FakeDatadog.start({logs: day.items as unknown as Record<string, unknown>[], apiKey: API_KEY, appKey: APP_KEY, rateLimit: {limit: 100_000, periodSeconds: 3600}})
           try {
-            const live = await liveAnalyze(server, {mode, spec: {range: day.range, query: QUERY}, tuning: TUNING})
+            const live = await liveAnalyze(server, {mode, spec: {range: day.range, query: QUERY}, tuning: TUNING, estimate: true})
             const dd = live.report.input.datadog
             if (!dd) throw new Error('the live report has no Datadog summary')
             const found = differences(withoutInput(live.report), withoutInput(offline as AnalysisReport))
@@ -103,7 +108,7 @@ export async function datadogPullCases(say: (line: string) => void = () => undef
             const label = `${noise ? 'with' : 'without'} bots and scanners, ${deploys} deploys, --pull ${mode}`
             if (found.length > 0) diffs.push(`${label}: ${found.join('; ')}`)
             const held = dd.held ?? 0
-            const row = `| ${noise ? 'yes' : 'no'} | ${deploys} | ${mode} | ${day.items.length} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} (${pct(dd.requests.search, HOURLY_SEARCHES)}) | ${dd.requests.aggregate} | ${dd.requests.total} | ${dd.slices} | ${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min | ${Math.ceil(held / 1000) + 1} | ${found.length === 0 ? 'yes' : '**no**'} | ${exact ? 'yes' : '**no**'} | ${secs(live.ms)} | ${secs(offlineMs)} |`
+            const row = `| ${noise ? 'yes' : 'no'} | ${deploys} | ${mode} | ${day.items.length} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} (${pct(dd.requests.search, HOURLY_SEARCHES)}) | ${dd.requests.aggregate} | ${dd.requests.total} | ${dd.slices} | ${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min | ${Math.ceil(held / 1000) + 1} | ${planned(live.estimate)} | ${found.length === 0 ? 'yes' : '**no**'} | ${exact ? 'yes' : '**no**'} | ${secs(live.ms)} | ${secs(offlineMs)} |`
             rows.push(row)
             say(row)
           } finally {
@@ -121,9 +126,9 @@ export async function datadogPullCases(say: (line: string) => void = () => undef
 export function datadogPullSection({rows, differences: diffs, events}: PullResults): string {
   return [
     SECTION, '',
-    `Produced by \`npx ts-node --transpile-only bench/datadog-pull.ts\` (BENCH_DAY_EVENTS=${events}). A day (24 h) of two apps built from the real captures (test/helpers/datadog-day.ts: rr-3 and mode-404 replayed for the rollouts, every capture's steady-state visitors for the traffic between them), served by the fake Datadog on loopback (1000 events a page), pulled by the code of \`analyze --from\` with the CLI's default tuning (3 slices at once, 20k events a slice), deploys inferred from the logs; "bots, scanners: no" is the same day without the captures' crawlers, scanners, uptime checks and API clients. "Held" is the aggregate count of the range; "search requests" also as a share of the historic 300 searches an hour an organisation gets; "full pull" the search requests \`--pull all\` would take at 1000 a page; run times are wall times in one process (ts-node), the offline run being the baseline. "Same report": the live report equals the offline report of the day's NDJSON (without the input block and the volumes a narrowed pull leaves out); "as planned": the events pulled are exactly those the plan's queries select on the server.`, '',
-    '| bots, scanners | deploys | pull | events in the day | held | pulled | pulled share | search requests (of 300/h) | aggregate requests | all requests | slices | asset windows | full pull (search requests) | same report | as planned | live run | offline run |',
-    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | --- | ---: | ---: |',
+    `Produced by \`npx ts-node --transpile-only bench/datadog-pull.ts\` (BENCH_DAY_EVENTS=${events}). A day (24 h) of two apps built from the real captures (test/helpers/datadog-day.ts: rr-3 and mode-404 replayed for the rollouts, every capture's steady-state visitors for the traffic between them), served by the fake Datadog on loopback (1000 events a page), pulled by the code of \`analyze --from\` with the CLI's default tuning (3 slices at once, 20k events a slice), deploys inferred from the logs; "bots, scanners: no" is the same day without the captures' crawlers, scanners, uptime checks and API clients. "Held" is the aggregate count of the range; "search requests" also as a share of the historic 300 searches an hour an organisation gets; "full pull" the search requests \`--pull all\` would take at 1000 a page; "--plan said": the search requests the estimate \`--plan\` prints gave before the pull, against the pull's own searches (the search that asks the limit before it left out); run times are wall times in one process (ts-node), the offline run being the baseline. "Same report": the live report equals the offline report of the day's NDJSON (without the input block and the volumes a narrowed pull leaves out); "as planned": the events pulled are exactly those the plan's queries select on the server.`, '',
+    '| bots, scanners | deploys | pull | events in the day | held | pulled | pulled share | search requests (of 300/h) | aggregate requests | all requests | slices | asset windows | full pull (search requests) | --plan said (searches) | same report | as planned | live run | offline run |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- | ---: | ---: |',
     ...rows, '',
     ...(diffs.length === 0 ? ['Every live report equals the offline report of the same events.'] : ['Fields where the live report differs from the offline one:', '', ...diffs.map((d) => `- ${d}`)]), '',
   ].join('\n')
@@ -169,10 +174,12 @@ export async function realisticDayCases(say: (line: string) => void = () => unde
         let same: string
         let exact: string
         let ms: number
+        let said = '-'
         try {
-          const live = await liveAnalyze(server, {mode: 'windows', spec: {range: day.range, query: QUERY}, tuning: TUNING})
+          const live = await liveAnalyze(server, {mode: 'windows', spec: {range: day.range, query: QUERY}, tuning: TUNING, estimate: true})
           dd = live.report.input.datadog
           ms = live.ms
+          said = planned(live.estimate)
           const found = differences(withoutInput(live.report), withoutInput(offline))
           if (found.length > 0) diffs.push(`${v.label}: ${found.join('; ')}`)
           same = found.length === 0 ? 'yes' : '**no**'
@@ -194,7 +201,7 @@ export async function realisticDayCases(say: (line: string) => void = () => unde
         const counts = dd.narrowing.pageCounts
         const census = counts === undefined ? '-' : counts.used ? 'counted' : `refused: ${counts.reason}`
         const g = day.counts.generated
-        const row = `| ${v.label} | ${day.items.length} | ${agents} | ${g.crawlers} / ${g.scanners} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} | ${dd.requests.aggregate} | ${dd.slices} | ${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min | ${census} | ${same} | ${exact} | ${secs(ms)} | ${secs(offlineMs)} |`
+        const row = `| ${v.label} | ${day.items.length} | ${agents} | ${g.crawlers} / ${g.scanners} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} | ${said} | ${dd.requests.aggregate} | ${dd.slices} | ${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min | ${census} | ${same} | ${exact} | ${secs(ms)} | ${secs(offlineMs)} |`
         rows.push(row)
         say(row)
       } finally {
@@ -240,9 +247,9 @@ async function pullAlone(server: FakeDatadog, range: {from: number; to: number})
 export function realisticDaySection({rows, differences: diffs, events, load}: RealisticResults): string {
   return [
     REALISTIC_SECTION, '',
-    `Produced by \`npx ts-node --transpile-only bench/datadog-pull.ts --realistic\` (BENCH_DAY_EVENTS=${events / 3}: days of about ${events} events), ${new Date().toISOString().slice(0, 10)}, 2 shared cores, load average ${load.before.toFixed(2)} before and ${load.after.toFixed(2)} after. The day of issue 27 (test/helpers/datadog-day.ts \`realistic\`): 24 h of one ingress in front of two apps, six rollouts replayed from the captures rr-3 and mode-404, the captures' steady visitors between them; an uptime probe (0.5%), a mobile API client (3%), crawlers (2%: real crawlers' agents, pages, robots.txt, and asset URLs of earlier builds) and scanners (1%: bursts from new addresses, some HEAD, half to the apps' hosts, whose SPA answers asset-like junk with its shell). Variants as the issue's table: "as described" (scanners half with a browser's agent; people with the captures' few agents), scanners never with a browser's agent, and people's agents as varied as real traffic's (thousands of distinct strings). Pulled by the code of \`analyze --from\` (--pull windows, the default) with the CLI's default tuning from the fake Datadog on loopback (1000 events a page); deploys inferred from the logs. "Census": whether page requests were counted on Datadog's side. "Same report": the live report equals the offline report of the day's NDJSON (without the input block and the volumes a pull leaves out); "as planned": the events pulled are exactly those the plan's queries select. Run times are wall times in one process (ts-node), the offline run the baseline. Where the live run failed, its figures and run time are those of the same pull drained alone (without the analysis), on a fresh server. The issue's goal: at most 5% pulled in at most 60 search requests, the same report.`, '',
-    '| day | events | distinct user agents | crawler / scanner requests | held | pulled | pulled share | search requests | aggregate requests | slices | asset windows | census | same report | as planned | live run | offline run |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | ---: | ---: |',
+    `Produced by \`npx ts-node --transpile-only bench/datadog-pull.ts --realistic\` (BENCH_DAY_EVENTS=${events / 3}: days of about ${events} events), ${new Date().toISOString().slice(0, 10)}, 2 shared cores, load average ${load.before.toFixed(2)} before and ${load.after.toFixed(2)} after. The day of issue 27 (test/helpers/datadog-day.ts \`realistic\`): 24 h of one ingress in front of two apps, six rollouts replayed from the captures rr-3 and mode-404, the captures' steady visitors between them; an uptime probe (0.5%), a mobile API client (3%), crawlers (2%: real crawlers' agents, pages, robots.txt, and asset URLs of earlier builds) and scanners (1%: bursts from new addresses, some HEAD, half to the apps' hosts, whose SPA answers asset-like junk with its shell). Variants as the issue's table: "as described" (scanners half with a browser's agent; people with the captures' few agents), scanners never with a browser's agent, and people's agents as varied as real traffic's (thousands of distinct strings). Pulled by the code of \`analyze --from\` (--pull windows, the default) with the CLI's default tuning from the fake Datadog on loopback (1000 events a page); deploys inferred from the logs. "Census": whether page requests were counted on Datadog's side. "--plan said": the search requests \`--plan\`'s estimate gave before the pull, against the pull's own (the goal: within 20%); "search requests" also counts the one search \`--plan\` makes to learn the limit. "Same report": the live report equals the offline report of the day's NDJSON (without the input block and the volumes a pull leaves out); "as planned": the events pulled are exactly those the plan's queries select. Run times are wall times in one process (ts-node), the offline run the baseline. Where the live run failed, its figures and run time are those of the same pull drained alone (without the analysis), on a fresh server. The issue's goal: at most 5% pulled in at most 60 search requests, the same report.`, '',
+    '| day | events | distinct user agents | crawler / scanner requests | held | pulled | pulled share | search requests | --plan said (searches) | aggregate requests | slices | asset windows | census | same report | as planned | live run | offline run |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | ---: | ---: |',
     ...rows, '',
     ...(diffs.length === 0 ? ['Every live report equals the offline report of the same events.'] : ['Fields where the live report differs from the offline one:', '', ...diffs.map((d) => `- ${d}`)]), '',
   ].join('\n')

@@ -12,6 +12,7 @@ import {APP_FACETS} from '../../src/sources/datadog/census'
 import {openDatadogLogs} from '../../src/sources/datadog/live-source'
 import type {DatadogPull, PullHooks, PullMode, PullPlan, PullSpec, PullTuning} from '../../src/sources/datadog/pull'
 import type {Pulled} from '../../src/sources/datadog/puller'
+import type {PullEstimate} from '../../src/model/pull-estimate'
 import {ROOT} from './cli'
 import type {FakeDatadog} from './fake-datadog'
 
@@ -57,6 +58,8 @@ export interface LiveRun {
   items: Pulled[]
   plan: PullPlan
   ms: number
+  /** What `--plan` said the pull would cost, asked before it (with `estimate`), and the searches the pull then made. */
+  estimate?: {said: PullEstimate; searches: number}
 }
 
 export interface LiveOptions {
@@ -68,6 +71,8 @@ export interface LiveOptions {
   keys?: {apiKey?: string; appKey?: string}
   /** `--spool DIR`. */
   spool?: string
+  /** Ask the pull's estimate first (as `--plan` does), to compare with what it then does. */
+  estimate?: boolean
 }
 
 export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Promise<LiveRun> {
@@ -78,6 +83,8 @@ export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Pr
     connection: connection(fake, opts.keys), spec: spec(opts.mode ?? 'windows', opts.spec), tuning: tuning(opts.tuning), normalize: DEFAULT_NORMALIZE,
     ...(opts.deployQuery ? {deployQuery: opts.deployQuery, deployRange: RANGE} : {}), ...(opts.spool ? {spool: opts.spool} : {}),
   }, hooks)
+  const said = opts.estimate ? await live.estimate() : undefined
+  const searchesBefore = fake.requestsTo('logs-search').length
   // A tap on what the source reads, to compare it with what the server holds.
   const items: Pulled[] = []
   const pull = (live.source as unknown as {pull: DatadogPull}).pull
@@ -92,7 +99,10 @@ export async function liveAnalyze(fake: FakeDatadog, opts: LiveOptions = {}): Pr
     inputs: [], sources: [live.source], deploys: live.deploys, datadogSummary: live.summary, census: live.census,
     normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000, onNotice: (m) => notices.push(m),
   })
-  return {report, notices, items, plan: await pull.plan(), ms: Date.now() - started}
+  return {
+    report, notices, items, plan: await pull.plan(), ms: Date.now() - started,
+    ...(said ? {estimate: {said, searches: fake.requestsTo('logs-search').length - searchesBefore}} : {}),
+  }
 }
 
 /** The ids the server holds for a plan: every stream's query over its slices, oldest first. */
