@@ -2,16 +2,6 @@
  * `--from`/`--to`/`--since` into one absolute range, resolved once against an injected clock so
  * every slice, every retry and the report agree on what "now-2h" meant.
  */
-import {utc} from '@date-fns/utc'
-import {addMonths} from 'date-fns/addMonths'
-import {addYears} from 'date-fns/addYears'
-import {startOfDay} from 'date-fns/startOfDay'
-import {startOfHour} from 'date-fns/startOfHour'
-import {startOfISOWeek} from 'date-fns/startOfISOWeek'
-import {startOfMinute} from 'date-fns/startOfMinute'
-import {startOfMonth} from 'date-fns/startOfMonth'
-import {startOfSecond} from 'date-fns/startOfSecond'
-import {startOfYear} from 'date-fns/startOfYear'
 import {parseIsoTime} from '../normalize/access-line'
 import {ConfigError} from '../errors/config-error'
 import type {TimeRange} from '../model/time-range'
@@ -33,14 +23,58 @@ function dateMath(steps: string, round: string | undefined, now: number): number
   for (const [, sign, n, unit] of steps.matchAll(/([+-])(\d+)([smhdwMy])/g)) {
     const k = sign === '-' ? -Number(n) : Number(n)
     const fixed = FIXED_MS[unit as string]
+    if (fixed !== undefined) {
+      t += k * fixed
+      continue
+    }
     // Months and years of the calendar (now-1M on 31 March is 28 or 29 February), from date-fns in UTC.
-    t = fixed !== undefined ? t + k * fixed : +(unit === 'M' ? addMonths(t, k, {in: utc}) : addYears(t, k, {in: utc}))
+    const {addMonths, addYears, inUtc} = calendar()
+    t = +(unit === 'M' ? addMonths(t, k, {in: inUtc}) : addYears(t, k, {in: inUtc}))
   }
-  return round === undefined ? t : +START_OF[round as keyof typeof START_OF](t, {in: utc})
+  if (round === undefined) return t
+  const c = calendar()
+  return +c.startOf[round as keyof Calendar['startOf']](t, {in: c.inUtc})
 }
 
-/** Rounding down to the start of a unit, in UTC (a week starts on Monday, as ISO 8601 has it). */
-const START_OF = {s: startOfSecond, m: startOfMinute, h: startOfHour, d: startOfDay, w: startOfISOWeek, M: startOfMonth, y: startOfYear}
+/**
+ * date-fns, with UTC as the context of its calendar arithmetic, loaded on the first date math that
+ * needs it: a run with no `now-1M` or `/d` (every offline one) never loads it. Loading it took 60 ms
+ * of a start of about 300, most of it `@date-fns/utc`'s full UTCDate formatting `Intl` objects it
+ * builds as it loads; the arithmetic needs only its getters and setters (UTCDateMini).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use (start-up time), as app/analyze.ts loads the deploy parser */
+function calendar(): Calendar {
+  if (loaded) return loaded
+  const {UTCDateMini} = require('@date-fns/utc/date/mini') as typeof import('@date-fns/utc/date/mini')
+  loaded = {
+    inUtc: (value) => new UTCDateMini(+new Date(value)),
+    addMonths: (require('date-fns/addMonths') as typeof import('date-fns/addMonths')).addMonths,
+    addYears: (require('date-fns/addYears') as typeof import('date-fns/addYears')).addYears,
+    // Rounding down to the start of a unit, in UTC (a week starts on Monday, as ISO 8601 has it).
+    startOf: {
+      s: (require('date-fns/startOfSecond') as typeof import('date-fns/startOfSecond')).startOfSecond,
+      m: (require('date-fns/startOfMinute') as typeof import('date-fns/startOfMinute')).startOfMinute,
+      h: (require('date-fns/startOfHour') as typeof import('date-fns/startOfHour')).startOfHour,
+      d: (require('date-fns/startOfDay') as typeof import('date-fns/startOfDay')).startOfDay,
+      w: (require('date-fns/startOfISOWeek') as typeof import('date-fns/startOfISOWeek')).startOfISOWeek,
+      M: (require('date-fns/startOfMonth') as typeof import('date-fns/startOfMonth')).startOfMonth,
+      y: (require('date-fns/startOfYear') as typeof import('date-fns/startOfYear')).startOfYear,
+    },
+  }
+  return loaded
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+type Rounding = (t: number, o: {in: (value: Date | number | string) => Date}) => Date
+
+interface Calendar {
+  inUtc: (value: Date | number | string) => Date
+  addMonths: (t: number, k: number, o: {in: (value: Date | number | string) => Date}) => Date
+  addYears: (t: number, k: number, o: {in: (value: Date | number | string) => Date}) => Date
+  startOf: Record<'s' | 'm' | 'h' | 'd' | 'w' | 'M' | 'y', Rounding>
+}
+
+let loaded: Calendar | undefined
 
 /** One time expression as epoch ms. */
 export function parseTimeExpression(flag: string, value: string, now: number): number {

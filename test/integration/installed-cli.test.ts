@@ -82,6 +82,18 @@ describe('start-up loads only what the answer needs (a count of modules, not a t
     }
   })
 
+  it('an offline analyze loads no Datadog client and no date-fns (date math loads it, the first time it is used)', () => {
+    const offline = loaded(['analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json'])
+    expect(offline.status).toBe(0)
+    expect(offline.modules.filter((f) => /node_modules\/(@datadog|date-fns|@date-fns)\//.test(f))).toEqual([])
+    // Calendar date math loads date-fns, and @date-fns/utc's getters and setters only (its full
+    // UTCDate builds Intl formatters as it loads); the range is then refused (exit 2, no request).
+    const math = loaded(['analyze', '--from', 'now-1M/d', '--to', 'now-2M', '--query', 'service:web'])
+    expect(math.status).toBe(2)
+    expect(math.modules.some((f) => f.includes('node_modules/date-fns/addMonths'))).toBe(true)
+    expect(math.modules.filter((f) => f.includes('node_modules/@date-fns/'))).toEqual(['node_modules/@date-fns/utc/date/mini.cjs'])
+  })
+
   it('help left to oclif (SKEWSCAN_HELP=oclif, as for an unknown command or a theme) loads oclif and its help, no module of skewscan, no worker', () => {
     // oclif's help is about 100 modules (@oclif/core and its dependencies): room for a patch release
     // of oclif, none for a command's modules (the six commands load some 350) or analyze's file reader (45).
