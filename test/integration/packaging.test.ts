@@ -42,7 +42,7 @@ describe('the packed CLI, installed as a user installs it', () => {
     expect(tarball).toBeDefined()
     const prefix = join(work, 'prefix')
     // From npm's cache where it can (the checkout's `npm ci` filled it), the registry otherwise.
-    const installed = run(npm, ['install', '--prefix', prefix, join(work, tarball as string), '--omit=dev', '--prefer-offline'], {timeout: 300_000})
+    const installed = run(npm, ['install', '--prefix', prefix, join(work, tarball as string), '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {timeout: 300_000})
     expect([installed.status, installed.stderr.match(/ERR!.*/g)]).toEqual([0, null])
     skewscan = join(prefix, 'node_modules', '.bin', 'skewscan')
     installedRoot = join(prefix, 'node_modules', 'skewscan')
