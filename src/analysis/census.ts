@@ -40,6 +40,13 @@ export function applyCensus(app: AppState, census: PageCensus): void {
     app.pageLoads += n
     app.timeline.addCounted(t, census.bucketMs, n)
   }
+  // Counted routes are shells of their length's build (the pull counts them only where it was
+  // served near enough): its shell responses, as judgePage adds those of a route read.
+  for (const {bytes, counts: series} of counts.routes ?? []) {
+    const build = app.builds.match(bytes)
+    if (!build) continue
+    for (const [t, n] of series) if (counted(t) && n > 0) build.shellRequests += n
+  }
   // A pod's requests are read at its edges, so a pod of this app is known to it by now.
   for (const {pod: value, counts: series} of census.pods ?? []) {
     const pod = app.evidence.podOf(value)

@@ -88,10 +88,13 @@ export class Detector {
    * person whose failure's page load it is) is read for its session, but the count has it already.
    */
   private readonly inCount: (time: number) => boolean = () => false
+  /** Whether routes whose path holds no dot are counted too (PageCensus.routes). */
+  private readonly routesCounted: boolean = false
 
   /** `keepDetail`: every failure's method, status, bytes, pod and location, for `--failures` and the per-request reports. */
   constructor(private readonly options: AnalysisOptions, private readonly keepDetail: boolean, census?: PageCensus) {
     if (census) this.inCount = inCountedBucket(census)
+    if (census?.routes) this.routesCounted = true
     this.counted = census ? countedShells(census) : []
     this.isAsset = assetMatcher(options.assetPatterns)
     this.shellPaths = new Set(options.shellPaths)
@@ -386,8 +389,9 @@ export class Detector {
     if (e.method !== 'GET') return
     let build: Build | undefined
     const shellPath = this.shellPaths.has(e.path)
-    // A shell-path request in a counted bucket is in the count already (routes are read in full).
-    const counted = shellPath && this.inCount(e.time)
+    // A shell-path request in a counted bucket is in the count already, and so is a route whose
+    // path holds no dot where routes are counted (others are read in full).
+    const counted = (shellPath || (this.routesCounted && !e.path.includes('.'))) && this.inCount(e.time)
     if (e.status >= 200 && e.status < 300) {
       if (shellPath && e.bytes > 0) {
         build = app.builds.match(e.bytes)
@@ -395,8 +399,8 @@ export class Detector {
       }
       else if (isDocumentPath(e.path)) {
         build = app.builds.matchNear(e.bytes, e.time, this.options.horizonMs)
-        // A route answered with a shell (read in full by a live pull too).
-        if (build) app.evidence.shells(e.upstream, 1, {bytes: e.bytes, time: e.time})
+        // A route answered with a shell.
+        if (build && !counted) app.evidence.shells(e.upstream, 1, {bytes: e.bytes, time: e.time})
       }
       if (!build) return
       app.builds.shellServed(build, e.time, e.upstream, e.version, counted)

@@ -239,12 +239,12 @@ export function analyzePull(files: readonly string[], f: DatadogFlags & {plan: b
  * facets that name apps: not when the report keeps every page load's requests (`detail`: the HTML
  * report's timeline), nor when --field maps what counting groups by (the app, agent, pod, length).
  */
-export function pageCounting(a: AnalysisOptions, n: NormalizeOptions): {appFacets: readonly string[]} | undefined {
+export function pageCounting(a: AnalysisOptions, n: NormalizeOptions): {appFacets: readonly string[]; routes: {horizonMs: number; lookaheadMs: number}} | undefined {
   if (a.detail) return undefined
   const mapped = (['app', 'upstreamName', 'vhost', 'service', 'userAgent', 'upstream', 'version'] as const).some((k) => n.fields[k] !== undefined)
   const source = a.appSource ?? 'auto'
   if (mapped || source === 'key') return undefined
-  return {appFacets: APP_FACETS[source]}
+  return {appFacets: APP_FACETS[source], routes: {horizonMs: a.horizonMs, lookaheadMs: a.lookaheadMs}}
 }
 
 /** The export flags: the Datadog flags, the narrowing subset of the analysis flags, the output. */

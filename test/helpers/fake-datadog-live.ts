@@ -34,7 +34,7 @@ export function spec(mode: PullMode, over: Partial<PullSpec> = {}): PullSpec {
   return {
     query: QUERY, range: RANGE, scope: {}, mode,
     narrowing: {assetPatterns: DEFAULT_OPTIONS.assetPatterns, shellPaths: DEFAULT_OPTIONS.shellPaths, lengthTolerance: 0},
-    windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, countPages: {appFacets: APP_FACETS.auto},
+    windowPadMs: DEFAULT_OPTIONS.horizonMs, windowTailMs: DEFAULT_OPTIONS.lookaheadMs, countPages: {appFacets: APP_FACETS.auto, routes: {horizonMs: DEFAULT_OPTIONS.horizonMs, lookaheadMs: DEFAULT_OPTIONS.lookaheadMs}},
     // As `analyze` sets it (config/datadog.ts liveRequest).
     scanners: scannerCheck(DEFAULT_OPTIONS, DEFAULT_NORMALIZE), ...over,
   }

@@ -17,6 +17,7 @@ import {buildDay, type Day, type DayOptions, writeDayNdjson} from '../helpers/da
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, expectedIds, liveAnalyze, QUERY, sortById, withoutInput} from '../helpers/fake-datadog-live'
+import {QueryBuilder} from '../../src/sources/datadog/query'
 import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 
 /** The CLI's default tuning (src/config/datadog.ts pullTuning), retries fast. */
@@ -74,6 +75,20 @@ describe('a live pull of the realistic day (issue 27): six rollouts, a probe, an
       expect(withoutInput(live.report)).toEqual(withoutInput(offline))
       expect(sortById(live.items.map((p) => p.item))).toEqual(expectedIds(server, live.plan))
       expect(live.report.deploys.map((d) => d.affectedUsers > 0)).toEqual(day.deploys.map(() => true))
+      // Deep links (plain routes answered with a shell) are counted, not read (issue 27 item 3): none
+      // is pulled outside the buckets read but a hurt person's (the sessions stream's), and most are not.
+      const census = live.plan.census
+      expect(census?.routes).toBe(true)
+      const plain = new QueryBuilder(QUERY, {assetPatterns: DEFAULT_OPTIONS.assetPatterns, shellPaths: DEFAULT_OPTIONS.shellPaths, lengthTolerance: 0}).plainRoutes(live.plan.shellLengths)
+      const deepLinks = server.select(plain, day.range.from, day.range.to)
+      const pulled = new Set(live.items.map((p) => p.id))
+      const read = new Set(census?.read)
+      const hurt = new Set(live.plan.streams.filter((st) => st.name === 'sessions').flatMap((st) => st.slices.flatMap((sl) => server.select(sl.query as string, sl.from, sl.to))).map((x) => x.id))
+      const outside = deepLinks.filter((x) => pulled.has(x.id as string) && !read.has(Math.floor(Date.parse((x.attributes as {timestamp: string}).timestamp) / census!.bucketMs) * census!.bucketMs))
+      expect(outside.filter((x) => !hurt.has(x.id))).toEqual([])
+      expect(deepLinks.filter((x) => pulled.has(x.id as string)).length).toBeLessThan(deepLinks.length / 4)
+      const counted = Object.values(census?.apps ?? {}).flatMap((a) => a.routes ?? []).flatMap((r) => r.counts).reduce((n, [, c]) => n + c, 0)
+      expect(counted).toBeGreaterThan(deepLinks.length / 2)
     } finally {
       await server.close()
     }

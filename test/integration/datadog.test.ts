@@ -321,14 +321,18 @@ describe('requests as Datadog expects them on the wire', () => {
       // were answered with content; their shell-length answers per app and length (a fallback only
       // near that shell's serving). No path here is a guess no build serves: no address is checked.
       ['@http.url_details.path'], ['@http.url_details.path'], ['@http.url_details.path', '@proxy.name', '@network.bytes_written'],
-      ['@network.destination.ip'], ['@network.destination.ip', '@network.bytes_written'],
+      ['@network.destination.ip'],
+      // Plain routes (no dot in the path) answered with a shell's length, per app and length, and
+      // people's among them per app and agent: counted rather than read (issue 27 item 3).
+      ['@proxy.name', '@network.bytes_written'], ['@proxy.name', '@http.useragent'],
+      ['@network.destination.ip', '@network.bytes_written'],
       null, null, null, null,
       // Each slice of the sessions and edges streams (a query of its own) counted by a total of its very filter (issue 27 item 4).
       ...apart.map(() => null),
     ])
     // Several at once: in any order.
     const filters = (xs: unknown[][]): string[] => xs.map((x) => JSON.stringify(x)).sort()
-    expect(filters(aggregates.slice(14).map((r) => [r.body.filter.query, r.body.filter.from, r.body.filter.to, r.body.compute]))).toEqual(filters(apart.map((sl) => [sl.query, new Date(sl.from).toISOString(), new Date(sl.to).toISOString(), [{aggregation: 'count', type: 'total'}]])))
+    expect(filters(aggregates.slice(16).map((r) => [r.body.filter.query, r.body.filter.from, r.body.filter.to, r.body.compute]))).toEqual(filters(apart.map((sl) => [sl.query, new Date(sl.from).toISOString(), new Date(sl.to).toISOString(), [{aggregation: 'count', type: 'total'}]])))
     expect(apart.length).toBeGreaterThan(0)
     for (const sl of apart) expect(sl.count).toBe(server.select(sl.query as string, sl.from, sl.to).length)
     expect(aggregates[5]?.body.group_by).toEqual([{facet: '@http.url_details.path', limit: 10000, sort}])
@@ -342,8 +346,16 @@ describe('requests as Datadog expects them on the wire', () => {
     // People's candidates (crawlers' agents left out by name) by client address: theirs are read a window back.
     expect(aggregates[4]?.body.group_by).toEqual([{facet: '@network.client.ip', limit: 10000, missing: 'n/a', sort}])
     expect(aggregates[8]?.body.group_by).toEqual([{facet: '@network.destination.ip', limit: 10000, sort}])
-    for (const i of [1, 2, 3, 4, 5, 6, 7, 8, 9]) expect(aggregates[i]?.body.compute).toEqual(series)
-    expect([10, 11, 12, 13].map((i) => aggregates[i]?.body.filter.query)).toEqual(live.plan.streams.slice(0, 4).map((st) => st.query))
+    // Plain routes as the shells are counted (by app and length), and people's as their page loads (by app and agent).
+    const plainRoute = / -@http\.url_details\.path:\*\.\* @http\.status_code:\[200 TO 299\] @network\.bytes_written:1832$/
+    expect(aggregates[9]?.body.filter.query).toMatch(plainRoute)
+    expect(aggregates[9]?.body.group_by).toEqual([{facet: '@proxy.name', limit: 20, missing: 'skewscan-none', sort}, {facet: '@network.bytes_written', limit: 500, sort}])
+    expect(aggregates[10]?.body.filter.query).toBe(aggregates[9]?.body.filter.query)
+    expect(aggregates[10]?.body.group_by).toEqual([{facet: '@proxy.name', limit: 2, sort}, {facet: '@http.useragent', limit: 5000, missing: 'skewscan-none', sort}])
+    // Each pod's shells, its plain routes' included.
+    expect(aggregates[11]?.body.filter.query).toMatch(/ \(@http\.url_details\.path:\(\\\/ OR \\\/index\.html\) OR \(-@http\.url_details\.path:\*\.\* @network\.bytes_written:1832\)\)$/)
+    for (const i of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]) expect(aggregates[i]?.body.compute).toEqual(series)
+    expect([12, 13, 14, 15].map((i) => aggregates[i]?.body.filter.query)).toEqual(live.plan.streams.slice(0, 4).map((st) => st.query))
     expect(live.plan.streams.map((st) => st.name)).toEqual(['pages', 'routes', 'assets', 'candidates', 'sessions', 'edges'])
     expect(aggregates[0]?.body.filter.storage_tier).toBe('flex')
     for (const r of server.requests) {
@@ -366,9 +378,12 @@ describe('requests as Datadog expects them on the wire', () => {
     // The hurt people's own pages and assets, by address; candidates left out (their stream has them).
     for (const sl of sessions?.slices ?? []) expect(sl.query).toMatch(/^\(service:ingress-nginx\) @network\.client\.ip:\(\d+\.\d+\.\d+\.\d+( OR \d+\.\d+\.\d+\.\d+)*\) \(\(@http\.method:GET .*\) OR \(@http\.method:\(GET OR HEAD\) .* -\(@network\.bytes_written:1832 OR @http\.status_code:\(404 OR 410\)/)
     const assetTerm = String.raw`@http.url_details.path:(\/_build\/* OR \/assets\/* OR \/static\/* OR \/_next\/static\/* OR \/_app\/immutable\/* OR *.js OR *.JS OR *.mjs OR *.MJS OR *.cjs OR *.CJS OR *.css OR *.CSS OR *.map OR *.MAP OR *.wasm OR *.WASM)`
-    // Shell paths in the buckets read; other routes by the shells' lengths, over the whole range.
-    expect(pages?.query).toBe(`(${QUERY}) @http.method:GET -${assetTerm} @http.url_details.path:(\\/ OR \\/index.html)`)
-    expect(routes?.query).toBe(`(${QUERY}) @http.method:GET -${assetTerm} -@http.url_details.path:(\\/ OR \\/index.html) @network.bytes_written:1832`)
+    // Shell paths and routes by the shells' lengths in the buckets read; over the whole range only
+    // routes with a dot that may be documents (a dot before the last segment, `.html` or `.htm` in
+    // any case): plain routes are counted (issue 27 item 3), `/sitemap.xml` is no page load.
+    const htmls = ['htm', 'htM', 'hTm', 'hTM', 'Htm', 'HtM', 'HTm', 'HTM', 'html', 'htmL', 'htMl', 'htML', 'hTml', 'hTmL', 'hTMl', 'hTML', 'Html', 'HtmL', 'HtMl', 'HtML', 'HTml', 'HTmL', 'HTMl', 'HTML'].map((x) => `*.${x}`)
+    expect(pages?.query).toBe(`(${QUERY}) @http.method:GET -${assetTerm} (@http.url_details.path:(\\/ OR \\/index.html) OR @network.bytes_written:1832)`)
+    expect(routes?.query).toBe(`(${QUERY}) @http.method:GET -${assetTerm} -@http.url_details.path:(\\/ OR \\/index.html) @http.url_details.path:(*.*\\/* OR ${htmls.join(' OR ')}) @network.bytes_written:1832`)
     expect(routes?.slices).toEqual([expect.objectContaining({from: RANGE.from, to: RANGE.to})])
     // A pod's edge: its requests the other streams leave out, by its address.
     for (const sl of edges[0]?.slices ?? []) expect(sl.query).toMatch(/^\(service:ingress-nginx\) @http\.method:\(GET OR HEAD\) @network\.destination\.ip:(\(10\.1\.\d+\.\d+( OR 10\.1\.\d+\.\d+)*\)|10\.1\.\d+\.\d+) /)

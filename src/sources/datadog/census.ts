@@ -142,24 +142,90 @@ export function halved(range: TimeRange, bucketMs: number): [TimeRange, TimeRang
   return [{from: range.from, to: cut}, {from: cut, to: range.to}]
 }
 
-/** Which pods answered which shell length, per bucket: a pod's first shell teaches its build. */
-export async function shellsByPod(ask: Ask, q: QueryBuilder, podFacet: string, lengths: number): Promise<{pods: {pod: string; bytes: number; counts: Map<number, number>}[]} | {reason: string}> {
+/**
+ * Which pods answered which shell length, per bucket: a pod's first shell teaches its build.
+ * `query`: what counts as a shell (shell-path responses, and plain routes where those are counted).
+ */
+export async function shellsByPod(ask: Ask, q: QueryBuilder, podFacet: string, lengths: number, query = q.shellResponses()): Promise<{pods: {pod: string; bytes: number; counts: Map<number, number>}[]} | {reason: string}> {
   const perPod = Math.max(2, lengths + 1)
   const podLimit = Math.floor(GROUP_LIMIT / perPod)
-  const r = await groupedSeries(ask.client, ask.scope, q.shellResponses(), ask.range, ask.bucket, [{facet: podFacet, limit: podLimit}, {facet: '@network.bytes_written', limit: perPod}])
+  const r = await groupedSeries(ask.client, ask.scope, query, ask.range, ask.bucket, [{facet: podFacet, limit: podLimit}, {facet: '@network.bytes_written', limit: perPod}])
   if (!r.complete) return {reason: `more than ${podLimit} pods answered shells`}
   return {pods: r.groups.map((g) => ({pod: g.by[0] as string, bytes: Number(g.by[1]), counts: g.counts})).filter((p) => Number.isInteger(p.bytes) && p.bytes > 0)}
 }
 
-/** The census the analysis takes: every count outside the buckets read. */
-export function censusOf(count: {apps: Map<string, AppShells>}, read: ReadonlySet<number>, bucketMs: number, pods?: readonly {pod: string; counts: Map<number, number>}[]): PageCensus {
+/** Routes (plain: no dot in the path) answered with a shell's length, per app: every agent's per length, people's page loads. */
+export interface CountedRoutes {
+  apps: Map<string, {shells: Map<number, Map<number, number>>; pageLoads: Map<number, number>}>
+}
+
+/**
+ * Plain routes answered 2xx with a shell's length, counted like shell paths: per app (by the facet
+ * the shells were counted by) and length, and people's page loads among them per app, in pieces
+ * of the range as peoplesPageLoads counts them (so the group limits hold on real agent variety).
+ */
+export async function countRoutes(ask: Ask, q: QueryBuilder, counted: Counted, lengths: readonly number[]): Promise<CountedRoutes | {reason: string}> {
+  const {facet} = counted
+  const levels = facet === null
+    ? [{facet: '@network.bytes_written', limit: GROUP_LIMIT}]
+    : [{facet, limit: MAX_APPS, missing: MISSING}, {facet: '@network.bytes_written', limit: Math.floor(GROUP_LIMIT / MAX_APPS)}]
+  const shells = await groupedSeries(ask.client, ask.scope, q.plainRoutes(lengths), ask.range, ask.bucket, levels)
+  if (!shells.complete) return {reason: `more than ${MAX_APPS} apps answer routes with a shell's length`}
+  const loads = await peoplesPageLoads(ask, q.plainRoutes(lengths), facet, counted.apps.size)
+  if ('reason' in loads) return loads
+  const apps: CountedRoutes['apps'] = new Map()
+  const appOf = (name: string): {shells: Map<number, Map<number, number>>; pageLoads: Map<number, number>} => {
+    let a = apps.get(name)
+    if (!a) apps.set(name, (a = {shells: new Map(), pageLoads: new Map()}))
+    return a
+  }
+  for (const g of shells.groups) {
+    const [name, bytes] = facet === null ? ['', Number(g.by[0])] : [g.by[0] as string, Number(g.by[1])]
+    if (Number.isInteger(bytes) && bytes > 0) appOf(name).shells.set(bytes, g.counts)
+  }
+  for (const [name, series] of loads.apps) appOf(name).pageLoads = series
+  return {apps}
+}
+
+/**
+ * The unread buckets whose plain routes a count cannot stand in for, to be read: where a route of
+ * an app and length shows with no shell of that length of that app near enough before it that the
+ * analysis surely takes every route of the bucket for that build's shell (one learned at most
+ * `lookaheadMs` after the route and served at most `horizonMs` before it, as BuildTracker.matchNear
+ * asks), or with none after the bucket (the length's last shells, and so its last time served, are
+ * read: a route after them would move it). An app no facet names is always read.
+ */
+export function unsureRouteBuckets(counted: Counted, routes: CountedRoutes, read: ReadonlySet<number>, bucketMs: number, near: {horizonMs: number; lookaheadMs: number}): Set<number> {
+  const out = new Set<number>()
+  for (const [name, app] of routes.apps) {
+    for (const [bytes, series] of app.shells) {
+      const own = counted.facet !== null && name === MISSING ? undefined : counted.apps.get(name)?.shells.get(bytes)
+      const times = own ? [...own].filter(([, n]) => n > 0).map(([t]) => t) : []
+      const last = times.length === 0 ? Number.NEGATIVE_INFINITY : Math.max(...times)
+      for (const [t, n] of series) {
+        if (n <= 0 || read.has(t)) continue
+        const from = t + bucketMs - near.horizonMs
+        const to = t + near.lookaheadMs - bucketMs
+        if (last <= t || !times.some((s) => s >= from && s <= to)) out.add(t)
+      }
+    }
+  }
+  return out
+}
+
+/** The census the analysis takes: every count outside the buckets read (plain routes' too, where they were counted). */
+export function censusOf(count: {apps: Map<string, AppShells>}, read: ReadonlySet<number>, bucketMs: number, pods?: readonly {pod: string; counts: Map<number, number>}[], routes?: CountedRoutes): PageCensus {
   const unread = (m: Map<number, number>): [number, number][] => [...m].filter(([t, n]) => n > 0 && !read.has(t)).sort((a, b) => a[0] - b[0])
   const apps: Record<string, AppCensus> = {}
   for (const [name, a] of count.apps) {
     const mine = [...a.shells.keys()]
+    const r = routes?.apps.get(name)
+    const pageLoads = new Map(a.pageLoads)
+    for (const [t, n] of r?.pageLoads ?? []) pageLoads.set(t, (pageLoads.get(t) ?? 0) + n)
     apps[name] = {
-      pageLoads: unread(a.pageLoads),
+      pageLoads: unread(pageLoads),
       shells: mine.map((bytes) => ({bytes, counts: unread(a.shells.get(bytes) as Map<number, number>)})),
+      ...(routes ? {routes: [...(r?.shells ?? [])].sort((x, y) => x[0] - y[0]).map(([bytes, m]) => ({bytes, counts: unread(m)}))} : {}),
     }
   }
   const byPod = new Map<string, Map<number, number>>()
@@ -169,5 +235,5 @@ export function censusOf(count: {apps: Map<string, AppShells>}, read: ReadonlySe
     for (const [t, n] of p.counts) m.set(t, (m.get(t) ?? 0) + n)
   }
   const podCounts = [...byPod].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([pod, m]) => ({pod, counts: unread(m)}))
-  return {bucketMs, read: [...read].sort((a, b) => a - b), apps, ...(pods ? {pods: podCounts} : {})}
+  return {bucketMs, read: [...read].sort((a, b) => a - b), apps, ...(pods ? {pods: podCounts} : {}), ...(routes ? {routes: true} : {})}
 }

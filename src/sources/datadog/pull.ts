@@ -18,7 +18,7 @@ import type {RetryPolicy} from './retry'
 import {plural} from '../../util/plural'
 import {estimatePull, type PullEstimate} from './estimate'
 import type {PageCensus} from '../../model/page-census'
-import {type Ask, censusOf, type Counted, countShells, shellsByPod} from './census'
+import {type Ask, censusOf, type Counted, type CountedRoutes, countRoutes, countShells, shellsByPod, unsureRouteBuckets} from './census'
 import {findScanners, type Scanners, type ScannerSpec} from './scanners'
 
 export type PullMode = 'windows' | 'narrowed' | 'all'
@@ -39,7 +39,15 @@ export interface PullSpec {
    * (`analyze` does; an export, which must hold every event it stands for, does not): the facets
    * that name apps, in the order the analysis looks.
    */
-  countPages?: {appFacets: readonly string[]}
+  countPages?: {
+    appFacets: readonly string[]
+    /**
+     * Count plain routes answered with a shell too (census.ts countRoutes), by when the analysis
+     * takes a route for a shell: at most this long after its length's shell was served, and that
+     * shell learned this far ahead (AnalysisOptions' horizonMs and lookaheadMs).
+     */
+    routes?: {horizonMs: number; lookaheadMs: number}
+  }
   /** Declared deploys' times (deploy events): page requests around them are read. */
   deployTimes?: readonly number[]
   /**
@@ -322,9 +330,16 @@ async function planPull(client: DatadogClient, spec: PullSpec, tuning: PullTunin
     const windows = planWindows(candidates, bucket.ms, padBefore, spec.windowTailMs, spec.range)
     const sessions = hurt ? clientWindows(withoutScanners(hurt, scanners, bucket.ms), bucket.ms, spec.windowPadMs, spec.windowTailMs, spec.range) : []
     const edges = await edgesOf(client, spec, q, lengths, bucket, windows)
-    const planned = counted ? await pagesToRead(ask, q, spec, counted, edges, windows) : undefined
+    const planned = counted ? await pagesToRead(ask, q, spec, counted, edges, windows, lengths, hooks) : undefined
     const read = planned && 'reason' in planned ? uncounted(planned.reason) : planned
-    const pages = read
+    // Where plain routes are counted, the buckets read read every page request (routes too), and
+    // only dotted routes that may be documents are read over the whole range.
+    const pages = read?.census.routes
+      ? [
+        {name: 'pages' as const, query: q.pageRequests(lengths), slices: await slices(q.pageRequests(lengths), bucketRanges(read.buckets, bucket.ms, spec.range))},
+        {name: 'routes' as const, query: q.dottedRoutes(lengths), slices: await slices(q.dottedRoutes(lengths), whole)},
+      ]
+      : read
       ? [
         {name: 'pages' as const, query: q.shellPageRequests(), slices: await slices(q.shellPageRequests(), bucketRanges(read.buckets, bucket.ms, spec.range))},
         ...(lengths.length === 0 ? [] : [{name: 'routes' as const, query: q.routeRequests(lengths), slices: await slices(q.routeRequests(lengths), whole)}]),
@@ -419,14 +434,16 @@ interface Edges {
  * first shell of each length (which teaches the pod's build; every shell of a pod that served
  * several lengths), and the declared deploys' times.
  */
-async function pagesToRead(ask: Ask, q: QueryBuilder, spec: PullSpec, counted: Counted, edges: Edges, windows: TimeRange[]): Promise<{buckets: Set<number>; census: PageCensus} | {reason: string}> {
+async function pagesToRead(ask: Ask, q: QueryBuilder, spec: PullSpec, counted: Counted, edges: Edges, windows: TimeRange[], lengths: number[], hooks: PullHooks): Promise<{buckets: Set<number>; census: PageCensus} | {reason: string}> {
   const {bucket, range} = ask
   const around: TimeRange[] = [...edges.ranges, ...(spec.deployTimes ?? []).map((t) => ({from: t, to: t + 1}))]
   let podShells: {pod: string; counts: Map<number, number>}[] | undefined
   for (const app of counted.apps.values()) for (const series of app.shells.values()) around.push(...podEdges(series, bucket.ms, RECENT_EVIDENCE, range))
+  const routes = await plainRoutes(ask, q, spec, counted, lengths, hooks)
   if (edges.pods.facet !== null) {
-    const perLength = Math.max(0, ...[...counted.apps.values()].map((a) => a.shells.size))
-    const r = await shellsByPod(ask, q, edges.pods.facet, perLength).catch((error: unknown) => ({reason: reasonOf(error)}))
+    // A pod's shells are its routes' too where those are counted (of any length: each a length of its own).
+    const perLength = routes ? lengths.length : Math.max(0, ...[...counted.apps.values()].map((a) => a.shells.size))
+    const r = await shellsByPod(ask, q, edges.pods.facet, perLength, routes ? q.shellsAndPlainRoutes(lengths) : undefined).catch((error: unknown) => ({reason: reasonOf(error)}))
     if ('reason' in r) return r
     const pods = r.pods
     podShells = pods
@@ -438,7 +455,21 @@ async function pagesToRead(ask: Ask, q: QueryBuilder, spec: PullSpec, counted: C
     }
   }
   const buckets = readBuckets(windows, around, bucket.ms, range)
-  return {buckets, census: censusOf(counted, buckets, bucket.ms, podShells)}
+  if (routes && spec.countPages?.routes) for (const t of unsureRouteBuckets(counted, routes, buckets, bucket.ms, spec.countPages.routes)) buckets.add(t)
+  return {buckets, census: censusOf(counted, buckets, bucket.ms, podShells, routes)}
+}
+
+/**
+ * Plain routes answered with a shell, counted (census.ts countRoutes) where the spec asks for it
+ * and the lengths are exact (with a tolerance, which build a length matches is the analysis's
+ * choice); undefined, saying why in a notice, when they cannot be: they are then read in full.
+ */
+async function plainRoutes(ask: Ask, q: QueryBuilder, spec: PullSpec, counted: Counted, lengths: number[], hooks: PullHooks): Promise<CountedRoutes | undefined> {
+  if (!spec.countPages?.routes || spec.narrowing.lengthTolerance !== 0 || lengths.length === 0) return undefined
+  const r = await countRoutes(ask, q, counted, lengths).catch((error: unknown) => ({reason: reasonOf(error)}))
+  if (!('reason' in r)) return r
+  hooks.onNotice?.(`Datadog routes answered with a shell cannot be counted on Datadog's side (${r.reason}): reading every one of the range`)
+  return undefined
 }
 
 /**

@@ -145,6 +145,31 @@ export class QueryBuilder {
     return and(this.user, '@http.method:GET', `-${this.assets}`, `-${this.shells}`, anyOf('@network.bytes_written', lengths.map(String)))
   }
 
+  /**
+   * GET answered 2xx on another non-asset path holding no dot (so surely a document route, as the
+   * analysis's isDocumentPath tells them) with a shell's length: deep links, counted where the
+   * length's shell was served near them.
+   */
+  plainRoutes(lengths: readonly number[]): string {
+    return and(this.user, '@http.method:GET', `-${this.assets}`, `-${this.shells}`, `-${PATH}:*.*`, '@http.status_code:[200 TO 299]', anyOf('@network.bytes_written', lengths.map(String)))
+  }
+
+  /** Successful responses on shell paths and plain routes answered with a shell's length: a pod's shells where routes are counted. */
+  shellsAndPlainRoutes(lengths: readonly number[]): string {
+    return and(this.user, '@http.method:GET', `-${this.assets}`, '@http.status_code:[200 TO 299]', `(${this.shells} OR (-${PATH}:*.* ${anyOf('@network.bytes_written', lengths.map(String))}))`)
+  }
+
+  /**
+   * GET on another non-asset path with a dot that may still be a document route (a dot before its
+   * last segment, or an `.html`/`.htm` page in any case) answered with a shell's length: read in
+   * full where plain routes are counted. `/sitemap.xml`, `/robots.txt` or `/wp-login.php` are no
+   * page loads (isDocumentPath): only where their pods' edges are (the pages stream reads those).
+   */
+  dottedRoutes(lengths: readonly number[]): string {
+    const documents = ['*.*\\/*', ...['htm', 'html'].flatMap(caseForms).map((ext) => `*.${ext}`)]
+    return and(this.user, '@http.method:GET', `-${this.assets}`, `-${this.shells}`, anyOf(PATH, documents), anyOf('@network.bytes_written', lengths.map(String)))
+  }
+
   /** Successful responses on shell paths: grouped by length, they are the fingerprints. */
   shellResponses(): string {
     return and(this.user, '@http.method:GET', `-${this.assets}`, this.shells, '@http.status_code:[200 TO 299]')
@@ -221,4 +246,11 @@ export class QueryBuilder {
   all(): string {
     return and(this.user)
   }
+}
+
+/** Every upper and lower case spelling of a word (Datadog's wildcards match case-sensitively; the analysis does not). */
+function caseForms(word: string): string[] {
+  let forms = ['']
+  for (const c of word) forms = forms.flatMap((f) => [...new Set([f + c.toLowerCase(), f + c.toUpperCase()])])
+  return forms
 }

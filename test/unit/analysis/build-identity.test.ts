@@ -318,6 +318,63 @@ describe('shells counted rather than read (a live pull\'s census)', () => {
   })
 })
 
+describe('routes counted rather than read (a live pull\'s census)', () => {
+  it('count as the shells and page loads reading them gives: the builds\' shells, their pods\' and the page loads', () => {
+    const site = new Site(rolling(A, B, 100, 10, [0, 420], ['a', 'b']))
+    site.traffic(0, 420, 1.5, 'u')
+    // Every third page load starts on a deep link (the SPA answers it with its shell), one in nine
+    // on a route with a dot in its path (not counted: read), and a crawler's deep links.
+    site.events.forEach((e, i) => {
+      if (e.path !== '/') return
+      const n = Math.floor(i / 4)
+      if (n % 9 === 3) e.path = `/v1.2/orders/${n}`
+      else if (n % 3 === 0) e.path = `/orders/${n}`
+    })
+    for (let t = 5; t < 410; t += 7) {
+      const e = site.events.find((x) => x.path === '/' && x.time >= BASE + t * 1000) as AccessEvent
+      site.events.push({...e, path: `/team/${t}`, userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', clientIp: '66.249.66.1', location: {file: 'site', line: ++line}})
+    }
+    const whole = analyze(site.events).report
+    const bucketMs = 60_000
+    const bucketOf = (t: number): number => Math.floor(t / bucketMs) * bucketMs
+    // Minutes 4 and 5 counted, after the rollout and its margin (no failure, so no asset window: their assets are not read either).
+    const counted = (t: number): boolean => [4, 5].includes(Math.floor((t - BASE) / bucketMs))
+    const plainRoute = (p: string): boolean => p !== '/' && !p.startsWith('/assets/') && !p.includes('.')
+    const left = site.events.filter((e) => (e.path === '/' || plainRoute(e.path)) && counted(e.time))
+    const add = (m: Map<number, number>, t: number): Map<number, number> => m.set(bucketOf(t), (m.get(bucketOf(t)) ?? 0) + 1)
+    const pods = new Map<string, Map<number, number>>()
+    const pageLoads = new Map<number, number>()
+    const shells = new Map<number, number>()
+    const routes = new Map<number, number>()
+    for (const e of left) {
+      const pod = (e.upstream as string).replace(/:\d+$/, '')
+      pods.set(pod, add(pods.get(pod) ?? new Map(), e.time))
+      if (!e.userAgent.includes('Googlebot')) add(pageLoads, e.time)
+      add(e.path === '/' ? shells : routes, e.time)
+    }
+    const census: PageCensus = {
+      bucketMs, read: [0, 1, 2, 3, 6].map((m) => BASE + m * bucketMs), routes: true,
+      apps: {[whole.apps[0]?.name ?? '']: {pageLoads: [...pageLoads], shells: [{bytes: SHELL, counts: [...shells]}], routes: [{bytes: SHELL, counts: [...routes]}]}},
+      pods: [...pods].map(([pod, m]) => ({pod, counts: [...m]})),
+    }
+    // A hurt person's deep link in a counted bucket is read too (the sessions stream): the count has it already.
+    const again = site.events.find((e) => plainRoute(e.path) && counted(e.time) && !e.userAgent.includes('Googlebot')) as AccessEvent
+    const a = new Analyzer({...DEFAULT_OPTIONS, horizonMs: 10 * 60_000}, undefined, census)
+    const unread = (e: AccessEvent): boolean => counted(e.time) && (left.includes(e) || e.path.startsWith('/assets/')) && e !== again
+    for (const e of site.events.filter((x) => !unread(x)).sort((x, y) => x.time - y.time)) a.push(e)
+    const live = a.finish([])
+    expect(routes.size).toBe(2)
+    expect([...routes.values()].reduce((x, y) => x + y, 0)).toBeGreaterThan(10)
+    expect(site.events.some((e) => e.path.startsWith('/v1.2/') && counted(e.time))).toBe(true)
+    // (Both builds' shells are one length: their first and last shells are estimated from the pods', as for shell paths.)
+    expect(live.builds.map((b) => [b.id, b.shellRequests, b.pods])).toEqual(whole.builds.map((b) => [b.id, b.shellRequests, b.pods]))
+    expect(live.totals).toEqual(whole.totals)
+    expect(live.deploys).toEqual(whole.deploys)
+    // Every shell of the day is in the builds' shells, the routes' included.
+    expect(whole.builds.map((b) => b.shellRequests).reduce((x, y) => x + y, 0)).toBe(site.events.filter((e) => e.path === '/' || e.path.startsWith('/v1.2/') || plainRoute(e.path)).length)
+  })
+})
+
 describe('logs that name no pod (combined)', () => {
   it('still tell the builds apart by their assets, and place each failure on the build that answered it by the builds served then', () => {
     const site = new Site(rolling(A, B, 100, 10, [0, 300], ['a', 'b']), {logsPods: false})

@@ -103,15 +103,17 @@ describe('wantsDatadog', () => {
 
 describe('pageCounting: when a live pull counts page requests on Datadog\'s side', () => {
   const base = {...DEFAULT_OPTIONS}
+  // Routes are counted where the analysis would take them for shells: by its horizon and look-ahead.
+  const routes = {horizonMs: base.horizonMs, lookaheadMs: base.lookaheadMs}
   it('by the facets that name apps as the analysis does, in its order', () => {
-    expect(pageCounting(base, DEFAULT_NORMALIZE)).toEqual({appFacets: ['@proxy.name', '@proxy_upstream_name', '@http.url_details.host', 'service']})
-    expect(pageCounting({...base, appSource: 'host'}, DEFAULT_NORMALIZE)).toEqual({appFacets: ['@http.url_details.host']})
+    expect(pageCounting(base, DEFAULT_NORMALIZE)).toEqual({appFacets: ['@proxy.name', '@proxy_upstream_name', '@http.url_details.host', 'service'], routes})
+    expect(pageCounting({...base, appSource: 'host', horizonMs: 5 * 60_000}, DEFAULT_NORMALIZE)).toEqual({appFacets: ['@http.url_details.host'], routes: {...routes, horizonMs: 5 * 60_000}})
   })
   it('not for an HTML report (its timeline keeps every page load), an app named by --app-key, or a --field mapping of what is grouped by', () => {
     expect(pageCounting({...base, detail: true}, DEFAULT_NORMALIZE)).toBeUndefined()
     expect(pageCounting({...base, appSource: 'key'}, DEFAULT_NORMALIZE)).toBeUndefined()
     expect(pageCounting(base, {...DEFAULT_NORMALIZE, fields: {userAgent: 'usr.agent'}})).toBeUndefined()
-    expect(pageCounting(base, {...DEFAULT_NORMALIZE, fields: {session: 'cookie_session'}})).toEqual({appFacets: expect.any(Array)})
+    expect(pageCounting(base, {...DEFAULT_NORMALIZE, fields: {session: 'cookie_session'}})).toEqual({appFacets: expect.any(Array), routes})
   })
 })
 

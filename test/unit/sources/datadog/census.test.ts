@@ -5,7 +5,7 @@
  * of every request.
  */
 import {DatadogClient} from '../../../../src/sources/datadog/client'
-import {countShells, halved, MAX_LOAD_PIECES, peoplesPageLoads} from '../../../../src/sources/datadog/census'
+import {countRoutes, countShells, halved, MAX_LOAD_PIECES, peoplesPageLoads} from '../../../../src/sources/datadog/census'
 import {bucketFor} from '../../../../src/sources/datadog/plan'
 import {QueryBuilder} from '../../../../src/sources/datadog/query'
 import {AgentClassifier} from '../../../../src/util/agent-kind'
@@ -38,16 +38,18 @@ interface Load {
   agent?: string
   status?: number
   bytes?: number
+  /** `/` unless given. */
+  path?: string
 }
 
 function item(k: number, l: Load): Record<string, unknown> {
   return {
     id: `load-${k}`, type: 'log',
     attributes: {
-      timestamp: new Date(l.at).toISOString(), service: 'ingress-nginx', host: 'ingress-1', status: 'info', message: 'GET /', tags: ['service:ingress-nginx'],
+      timestamp: new Date(l.at).toISOString(), service: 'ingress-nginx', host: 'ingress-1', status: 'info', message: `GET ${l.path ?? '/'}`, tags: ['service:ingress-nginx'],
       attributes: {
         proxy_upstream_name: l.app,
-        http: {method: 'GET', status_code: l.status ?? 200, url_details: {path: '/'}, ...(l.agent === undefined ? {} : {useragent: l.agent})},
+        http: {method: 'GET', status_code: l.status ?? 200, url_details: {path: l.path ?? '/'}, ...(l.agent === undefined ? {} : {useragent: l.agent})},
         network: {bytes_written: l.bytes ?? 1834, client: {ip: `10.1.${k % 250}.${Math.floor(k / 250) % 250}`}},
       },
     },
@@ -150,6 +152,44 @@ describe('counting people\'s page loads on Datadog\'s side', () => {
       expect(ask.client.stats.byOperation['logs-aggregate']).toBeLessThanOrEqual(2 * 7 + 1)
       expect(ask.client.stats.byOperation['logs-aggregate']).toBeLessThanOrEqual(MAX_LOAD_PIECES)
       expect(await peoplesPageLoads(ask, q.shellPageLoads(), '@proxy_upstream_name', 1)).toEqual({reason: 'more than 1 apps load pages'})
+    })
+  }, 30_000)
+})
+
+describe('counting deep links on Datadog\'s side (issue 27 item 3)', () => {
+  it('counts plain routes answered 2xx with a shell\'s length: every agent\'s per app and length, people\'s per app in pieces of the range; dotted routes, other statuses and lengths left out', async () => {
+    const at = (k: number): number => START + Math.floor((k * 120 * MINUTE) / 270)
+    const shells = loads(270, at)
+    // The same people (and crawlers) on deep links; a revalidated one (304) is no shell.
+    const deep = loads(270, (k) => at(k) + 20_000).map((l, i) => ({...l, path: `/orders/${1000 + i}`}))
+    const other: Load[] = [
+      {at: START + 5 * MINUTE, app: APPS[0] as string, agent: chrome(1), path: '/sitemap.xml'},
+      {at: START + 6 * MINUTE, app: APPS[0] as string, agent: chrome(2), path: '/v1.2/orders'},
+      {at: START + 7 * MINUTE, app: APPS[1] as string, agent: chrome(3), path: '/orders/1', status: 404},
+      {at: START + 8 * MINUTE, app: APPS[1] as string, agent: chrome(4), path: '/orders/2', bytes: 999},
+    ]
+    await withServer([...shells, ...deep, ...other], async (ask) => {
+      const counted = await countShells(ask, q, ['@proxy_upstream_name'])
+      if ('reason' in counted) throw new Error(counted.reason)
+      expect(counted.lengths).toEqual([1834])
+      const before = ask.client.stats.byOperation['logs-aggregate']
+      const r = await countRoutes(ask, q, counted, counted.lengths)
+      if ('reason' in r) throw new Error(r.reason)
+      const shown = deep.filter((l) => l.status === undefined)
+      expect(new Map([...r.apps].map(([name, a]) => [name, a.pageLoads]))).toEqual(truth(shown, bucket.ms))
+      const every = new Map<string, Map<number, Map<number, number>>>()
+      for (const l of shown) {
+        const byLength = every.get(l.app) ?? new Map<number, Map<number, number>>()
+        every.set(l.app, byLength)
+        const m = byLength.get(1834) ?? new Map<number, number>()
+        byLength.set(1834, m)
+        const t = Math.floor(l.at / bucket.ms) * bucket.ms
+        m.set(t, (m.get(t) ?? 0) + 1)
+      }
+      expect(new Map([...r.apps].map(([name, a]) => [name, a.shells]))).toEqual(every)
+      // One aggregate by app and length; people's by agent in more than one piece (200 agents per app listed at most).
+      expect(ask.client.stats.byOperation['logs-aggregate'] - before).toBeGreaterThan(2)
+      expect(ask.client.stats.byOperation['logs-search']).toBe(0)
     })
   }, 30_000)
 })
