@@ -68,7 +68,7 @@ const TOO_LONG_KEPT = 256
 export function readLineRange(range: LineRange, maxLength: number, onLine: (text: string, line: number, tooLong: boolean) => void): number {
   const {start, end, size} = range
   if (start >= end || start >= size) return 0
-  const fd = openSync(range.path, 'r')
+  const fd = openRange(range.path)
   try {
     const now = fstatSync(fd)
     if (range.dev !== undefined && (now.dev !== range.dev || now.ino !== range.ino)) {
@@ -114,6 +114,20 @@ export function readLineRange(range: LineRange, maxLength: number, onLine: (text
     return line
   } finally {
     closeSync(fd)
+  }
+}
+
+/**
+ * The file a range is read from. The run found it there when it began: no file at its path now means
+ * it was renamed away (logrotate's create, between its rename and the new file) or removed, which is
+ * lost input like any other change, not a failure of the run.
+ */
+function openRange(path: string): number {
+  try {
+    return openSync(path, 'r')
+  } catch (error: unknown) {
+    if ((error as {code?: string}).code === 'ENOENT') throw new FileChanged('was renamed away or removed from its path while read (as logrotate\'s create does)')
+    throw error
   }
 }
 

@@ -1,8 +1,9 @@
-import {writeFileSync} from 'node:fs'
+import {mkdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {Readable} from 'node:stream'
 import type {AccessEvent} from '../../../src/model/access-event'
-import {readLineRange} from '../../../src/sources/file/line-range'
+import {byteRanges, type LineRange, parseLineRange, readLineRange} from '../../../src/sources/file/line-range'
+import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 import {lines} from '../../../src/sources/file/lines'
 import {decodeEvents, encodeEvents, ENCODED_STRING_FIELDS, EventPacker} from '../../../src/sources/parallel/event-codec'
 import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../../src/util/session-key'
@@ -151,6 +152,18 @@ describe('reading a file as byte ranges', () => {
       expect(got.map(({text, tooLong}) => ({text, tooLong}))).toEqual(want)
       expect(got.map((l) => l.line)).toEqual(want.map((_, i) => i + 1))
     }
+  })
+
+  it('a file gone from its path (renamed away, removed) is lost input, as one replaced or cut is: not a failure of the run', () => {
+    const path = join(dir, 'rotated.log')
+    writeFileSync(path, 'one\ntwo\n')
+    const [range] = byteRanges(path, 8, 4, statSync(path))
+    rmSync(path)
+    const parsed = parseLineRange(range as LineRange, DEFAULT_NORMALIZE)
+    expect(parsed).toMatchObject({lines: 0, rejections: [], changed: expect.stringMatching(/^was renamed away or removed from its path while read/) as string})
+    // Any other failure to open it is the run's (here: a directory in its place).
+    mkdirSync(path)
+    expect(() => parseLineRange(range as LineRange, DEFAULT_NORMALIZE)).toThrow(/EISDIR|illegal operation on a directory/)
   })
 
   it('a line read on far past its range (several blocks) comes back whole, and the next range reads its own bytes', async () => {
