@@ -201,7 +201,10 @@ export class DatadogClient {
       if (capture) capture.failure = {kind: 'invalid-json'}
       throw error
     }
-    return new Response(body, {status: response.status, headers: response.headers})
+    // The wire JSON is ours (call): the client is handed an empty object to deserialise, not the
+    // page. It parsed a page of 1000 logs again and built a typed model of every one of them, which
+    // nothing reads (about 1.3 s of CPU in the Datadog tests' profile).
+    return new Response(capture ? '{}' : body, {status: response.status, headers: response.headers})
   }
 
   /**
