@@ -26,6 +26,8 @@ import {createHash} from 'node:crypto'
 import {closeSync, openSync, writeSync} from 'node:fs'
 import {CAPTURES, type Capture, loadCapture, type Stretch, timeLocal, type Truth, type TruthDeploy, type TruthFailure} from '../../scripts/captures/capture'
 import {SECOND_APP} from '../../scripts/captures/compose'
+import {type CaptureScore, scoreCapture} from '../../scripts/captures/score'
+import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 import {type Agent, browserAgent, CRAWLERS, isMobileAgent, SCANNER_BROWSERS, SCANNER_TOOLS} from './browser-agents'
 
 export interface DayOptions {
@@ -893,6 +895,11 @@ export function buildDay(o: DayOptions): Day {
 }
 
 /** The day as an NDJSON export (one item a line, oldest first), what `analyze` reads offline. */
+/** Each app's report and failures scored against its truth (a day is no capture: each app has a truth of its own). */
+export function scoreDay(day: Day, report: AnalysisReport, failures: readonly FailureRecord[]): {app: string; score: CaptureScore}[] {
+  return day.apps.map((a) => ({app: a.upstream, score: scoreCapture(undefined as never, day.stretch, report, failures, {app: a.upstream, truth: day.truths[a.upstream] as Truth})}))
+}
+
 export function dayNdjson(day: Day): string {
   return `${day.items.map((x) => JSON.stringify(x)).join('\n')}\n`
 }

@@ -9,11 +9,10 @@
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {scoreCapture} from '../../scripts/captures/score'
 import {analyze} from '../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
-import {buildDay, type Day, type DayOptions, writeDayNdjson} from '../helpers/datadog-day'
+import {buildDay, type Day, type DayOptions, scoreDay, writeDayNdjson} from '../helpers/datadog-day'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, expectedIds, liveAnalyze, QUERY, sortById, withoutInput} from '../helpers/fake-datadog-live'
@@ -52,8 +51,7 @@ describe('a live pull of the realistic day (issue 27): six rollouts, a probe, an
     const {day, offline, failures} = await realDay()
     expect(offline.input.skipped.total).toBe(0)
     expect(offline.deploys.map((x) => [x.app, x.fromBuild, x.toBuild])).toEqual(day.deploys.map((x) => [x.app, x.fromBuild, x.toBuild]))
-    for (const a of day.apps) {
-      const score = scoreCapture(undefined as never, day.stretch, offline, failures, {app: a.upstream, truth: day.truths[a.upstream] as never})
+    for (const {score} of scoreDay(day, offline, failures)) {
       expect(score.problems).toEqual([])
       expect(score.requests).toMatchObject({precision: 1, recall: 1})
     }

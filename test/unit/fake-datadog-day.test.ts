@@ -16,9 +16,8 @@ import {QueryBuilder} from '../../src/sources/datadog/query'
 import {analyze} from '../../src/app/analyze'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {type Capture, loadCapture} from '../../scripts/captures/capture'
-import {scoreCapture} from '../../scripts/captures/score'
 import {ROOT} from '../helpers/cli'
-import {buildDay, type Day, dayEventsJson, dayNdjson, writeDayNdjson} from '../helpers/datadog-day'
+import {buildDay, type Day, dayEventsJson, dayNdjson, scoreDay, writeDayNdjson} from '../helpers/datadog-day'
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, withoutInput} from '../helpers/fake-datadog-live'
 import {compileQuery, docOf} from '../helpers/fake-datadog-query'
@@ -450,8 +449,7 @@ describe('a day of traffic from the real captures', () => {
       const report = await analyze({inputs: [file], ...(deploysFile ? {deploysFile} : {}), normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000, onFailure: (f) => failures.push(f)})
       expect(report.input.skipped.total).toBe(0)
       expect(report.deploys.map((x) => [x.app, x.fromBuild, x.toBuild])).toEqual(d.deploys.map((x) => [x.app, x.fromBuild, x.toBuild]))
-      for (const a of d.apps) {
-        const score = scoreCapture(undefined as never, d.stretch, report, failures, {app: a.upstream, truth: d.truths[a.upstream] as never})
+      for (const {score} of scoreDay(d, report, failures)) {
         expect(score.problems).toEqual([])
         expect(score.requests).toMatchObject({precision: 1, recall: 1})
       }
