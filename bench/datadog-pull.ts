@@ -75,6 +75,11 @@ function short(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s
 }
 
+/** The asset windows of a pull: how many, and the minutes they cover of the range's. */
+function windowsCell(dd: DatadogInputSummary): string {
+  return `${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min`
+}
+
 /** `--plan`'s search requests against the pull's own: `said (x ratio)`. */
 function planned(e: {said: {searchRequests: number}; searches: number} | undefined): string {
   return e === undefined ? '-' : `${e.said.searchRequests} of ${e.searches} (x${(e.said.searchRequests / Math.max(1, e.searches)).toFixed(2)})`
@@ -108,7 +113,7 @@ export async function datadogPullCases(say: (line: string) => void = () => undef
             const label = `${noise ? 'with' : 'without'} bots and scanners, ${deploys} deploys, --pull ${mode}`
             if (found.length > 0) diffs.push(`${label}: ${found.join('; ')}`)
             const held = dd.held ?? 0
-            const row = `| ${noise ? 'yes' : 'no'} | ${deploys} | ${mode} | ${day.items.length} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} (${pct(dd.requests.search, HOURLY_SEARCHES)}) | ${dd.requests.aggregate} | ${dd.requests.total} | ${dd.slices} | ${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min | ${Math.ceil(held / 1000) + 1} | ${planned(live.estimate)} | ${found.length === 0 ? 'yes' : '**no**'} | ${exact ? 'yes' : '**no**'} | ${secs(live.ms)} | ${secs(offlineMs)} |`
+            const row = `| ${noise ? 'yes' : 'no'} | ${deploys} | ${mode} | ${day.items.length} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} (${pct(dd.requests.search, HOURLY_SEARCHES)}) | ${dd.requests.aggregate} | ${dd.requests.total} | ${dd.slices} | ${windowsCell(dd)} | ${Math.ceil(held / 1000) + 1} | ${planned(live.estimate)} | ${found.length === 0 ? 'yes' : '**no**'} | ${exact ? 'yes' : '**no**'} | ${secs(live.ms)} | ${secs(offlineMs)} |`
             rows.push(row)
             say(row)
           } finally {
@@ -201,7 +206,7 @@ export async function realisticDayCases(say: (line: string) => void = () => unde
         const counts = dd.narrowing.pageCounts
         const census = counts === undefined ? '-' : counts.used ? 'counted' : `refused: ${counts.reason}`
         const g = day.counts.generated
-        const row = `| ${v.label} | ${day.items.length} | ${agents} | ${g.crawlers} / ${g.scanners} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} | ${said} | ${dd.requests.aggregate} | ${dd.slices} | ${dd.windows.count}: ${Math.round(dd.windows.pulledSeconds / 60)} of ${Math.round(dd.windows.rangeSeconds / 60)} min | ${census} | ${same} | ${exact} | ${secs(ms)} | ${secs(offlineMs)} |`
+        const row = `| ${v.label} | ${day.items.length} | ${agents} | ${g.crawlers} / ${g.scanners} | ${held} | ${dd.pulled} | ${pct(dd.pulled, held)} | ${dd.requests.search} | ${said} | ${dd.requests.aggregate} | ${dd.slices} | ${windowsCell(dd)} | ${census} | ${same} | ${exact} | ${secs(ms)} | ${secs(offlineMs)} |`
         rows.push(row)
         say(row)
       } finally {
