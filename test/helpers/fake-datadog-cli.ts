@@ -52,7 +52,8 @@ function shellQuote(s: string): string {
 /**
  * A `--require` script that records, at exit, every loaded module path of the Datadog client
  * (`require.cache`, which also holds CommonJS modules loaded through `import()`), and every
- * `require` of it. Its files go in a new folder under `under` (the test's own temporary folder).
+ * `require` of it: the package's modules and the build's bundle of them (dist/vendor/). Its files
+ * go in a new folder under `under` (the test's own temporary folder).
  */
 export function clientProbe(under: string): {nodeOptions: string; loaded: () => string[]} {
   const dir = mkdtempSync(join(under, 'probe-'))
@@ -63,13 +64,14 @@ export function clientProbe(under: string): {nodeOptions: string; loaded: () => 
 const Module = require('module')
 const fs = require('fs')
 const seen = new Set()
+const isClient = (path) => path.includes('@datadog/datadog-api-client') || path.includes('vendor/datadog-client')
 const load = Module._load
 Module._load = function (request, ...rest) {
-  if (String(request).includes('@datadog/datadog-api-client')) seen.add(String(request))
+  if (isClient(String(request))) seen.add(String(request))
   return load.call(this, request, ...rest)
 }
 process.on('exit', () => {
-  for (const k of Object.keys(require.cache)) if (k.includes('@datadog/datadog-api-client')) seen.add(k)
+  for (const k of Object.keys(require.cache)) if (isClient(k)) seen.add(k)
   fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify([...seen]))
 })
 `)

@@ -9,6 +9,8 @@ export type {EventsApi as EventsApiV1} from '@datadog/datadog-api-client/dist/pa
 export type {EventsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi'
 export type {LogsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi'
 export type {Configuration} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-common/configuration'
+export type ClientCommon = typeof import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index')
+export type ClientLogger = typeof import('@datadog/datadog-api-client/dist/logger').logger
 export type {LogsListRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsListRequest'
 export type {LogsAggregateRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsAggregateRequest'
 export type {LogsCompute} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsCompute'

@@ -21,9 +21,8 @@
  * offline runs never load it. Its logger is silenced first, since with DEBUG set it writes request
  * dumps to stdout.
  */
-import {AsyncLocalStorage} from 'node:async_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
-import type {Configuration, EventsApi, EventsApiV1, LogsApi} from './client-types'
+import type {ClientCommon, ClientLogger, Configuration, EventsApi, EventsApiV1, LogsApi} from './client-types'
 import {type DatadogConnection, maskSecrets} from './connection'
 import {DatadogRequestError, type Operation, PullAborted} from './errors'
 import {RateGate} from './rate-limit'
@@ -75,6 +74,22 @@ interface Capture {
   body?: string
 }
 
+/** The client's modules that skewscan uses. */
+interface ClientBundle {
+  logger: ClientLogger
+  common: ClientCommon
+  LogsApi: new (configuration: Configuration) => LogsApi
+  EventsApi: new (configuration: Configuration) => EventsApi
+}
+
+/** What a request's APIs are made of. */
+interface ClientModules {
+  configuration: (fetch: (url: string, init: RequestInit) => Promise<Response>) => Configuration
+  LogsApi: new (configuration: Configuration) => LogsApi
+  EventsApi: new (configuration: Configuration) => EventsApi
+  EventsApiV1: () => Promise<new (configuration: Configuration) => EventsApiV1>
+}
+
 interface Apis {
   logs: LogsApi
   events: EventsApi
@@ -85,10 +100,9 @@ interface Apis {
 export class DatadogClient {
   readonly stats: RequestStats = {requests: 0, byOperation: {'logs-search': 0, 'logs-aggregate': 0, 'events-search': 0, 'events-v1': 0}, retries: 0}
   readonly rate: RateGate
-  private readonly capture = new AsyncLocalStorage<Capture>()
   private readonly now: () => number
   private readonly random: () => number
-  private apis: Apis | undefined
+  private modules: ClientModules | undefined
 
   constructor(private readonly connection: DatadogConnection, private readonly options: ClientOptions) {
     this.now = options.now ?? Date.now
@@ -107,7 +121,7 @@ export class DatadogClient {
    * turns a 2xx answer that is not what the operation returns into a failure, retried as any.
    */
   async call(operation: Operation, invoke: (apis: Apis) => Promise<unknown>, check?: (json: unknown) => RequestFailure | undefined): Promise<unknown> {
-    const apis = await this.load()
+    const modules = await this.load()
     const started = this.now()
     for (let attempt = 1; ; attempt++) {
       this.checkAborted()
@@ -116,7 +130,8 @@ export class DatadogClient {
       this.stats.requests++
       this.stats.byOperation[operation]++
       try {
-        await this.capture.run(capture, () => invoke(apis))
+        // APIs of this request's own, whose fetch fills its capture: several calls run at once.
+        await invoke(this.apisFor(modules, capture))
       } catch (error: unknown) {
         this.checkAborted()
         // Our fetch saw a good answer: whatever the client's deserialiser thought of it, the wire JSON is ours.
@@ -160,9 +175,11 @@ export class DatadogClient {
     }
   }
 
-  /** The fetch the client sends through: per-request timeout, rate-limit headers, raw body. */
-  private readonly fetch = async (url: string, init: RequestInit): Promise<Response> => {
-    const capture = this.capture.getStore()
+  /**
+   * The fetch the client sends one request through: per-request timeout, rate-limit headers, raw
+   * body, and what came back recorded in the request's capture.
+   */
+  private async fetch(capture: Capture, url: string, init: RequestInit): Promise<Response> {
     const signals = [AbortSignal.timeout(this.options.timeoutMs), ...(this.options.signal ? [this.options.signal] : [])]
     let response: Response
     let body: string
@@ -170,14 +187,14 @@ export class DatadogClient {
       // `redirect` comes after the spread: nothing the client passes can turn following back on.
       response = await fetch(url, {...init, redirect: 'manual', signal: AbortSignal.any(signals)})
     } catch (error: unknown) {
-      if (capture) capture.failure = classifyError(error)
+      capture.failure = classifyError(error)
       throw error
     }
     if (response.status >= 300 && response.status < 400) {
       // The body of a redirect is a proxy's page, of no use in the message: not read.
       await response.body?.cancel().catch(() => undefined)
       const failure = this.redirected(url, response)
-      if (capture) capture.failure = failure
+      capture.failure = failure
       throw new Error(describeFailure(failure))
     }
     this.rate.observe(operationOf(url), response.headers)
@@ -185,26 +202,26 @@ export class DatadogClient {
     try {
       body = await readCapped(response, limitBytes)
     } catch (error: unknown) {
-      if (capture) capture.failure = error instanceof AnswerTooLarge ? {kind: 'too-large', limitBytes} : isTimeout(error) ? {kind: 'timeout'} : {kind: 'truncated'}
+      capture.failure = error instanceof AnswerTooLarge ? {kind: 'too-large', limitBytes} : isTimeout(error) ? {kind: 'timeout'} : {kind: 'truncated'}
       throw error
     }
-    if (capture) capture.body = body
+    capture.body = body
     if (!response.ok) {
       const reset = Number.parseInt(response.headers.get('x-ratelimit-reset') ?? '', 10)
-      if (capture) capture.failure = {kind: 'http', status: response.status, ...(Number.isFinite(reset) ? {resetSeconds: reset} : {})}
+      capture.failure = {kind: 'http', status: response.status, ...(Number.isFinite(reset) ? {resetSeconds: reset} : {})}
       throw new Error(`HTTP ${response.status}`)
     }
     try {
       const json: unknown = JSON.parse(body)
-      if (capture) capture.json = json
+      capture.json = json
     } catch (error: unknown) {
-      if (capture) capture.failure = {kind: 'invalid-json'}
+      capture.failure = {kind: 'invalid-json'}
       throw error
     }
     // The wire JSON is ours (call): the client is handed an empty object to deserialise, not the
     // page. It parsed a page of 1000 logs again and built a typed model of every one of them, which
     // nothing reads (about 1.3 s of CPU in the Datadog tests' profile).
-    return new Response(capture ? '{}' : body, {status: response.status, headers: response.headers})
+    return new Response('{}', {status: response.status, headers: response.headers})
   }
 
   /**
@@ -234,39 +251,78 @@ export class DatadogClient {
     return {kind: 'redirect', status, target: shown, sameOrigin: target.origin === new URL(url).origin}
   }
 
-  private async load(): Promise<Apis> {
-    if (this.apis) return this.apis
-    // The modules are taken from the client's dist/ folder, not its entry point: that one loads the
-    // v1 API and its ~1,000 models as well (7,263 modules against 6,244, 2.3 s of CPU against 1.6 s
-    // measured), which only a v1 events search needs. See client-types.ts for why the paths hold.
-    // The logger first: it decides its level when it loads, from DEBUG.
-    const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
+  /** The client's modules, loaded on first use. */
+  private async load(): Promise<ClientModules> {
+    if (this.modules) return this.modules
+    const {logger, common, LogsApi, EventsApi} = await loadClient()
     logger.setLevel('silent', false)
-    const common = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index.js')
-    const {LogsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi.js')
-    const {EventsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi.js')
-    const configuration: Configuration = common.createConfiguration({
-      // baseServer beats the DD_SITE the client would read from the environment by itself.
-      baseServer: new common.BaseServerConfiguration(this.connection.baseUrl, {}),
-      authMethods: {apiKeyAuth: this.connection.apiKey, appKeyAuth: this.connection.appKey},
-      fetch: this.fetch,
-      enableRetry: false,
-      debug: false,
-    })
-    let eventsV1: EventsApiV1 | undefined
-    this.apis = {
-      logs: new LogsApi(configuration),
-      events: new EventsApi(configuration),
-      eventsV1: async () => {
-        if (!eventsV1) {
-          const mod = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi.js')
-          eventsV1 = new mod.EventsApi(configuration)
-        }
-        return eventsV1
-      },
+    let eventsV1: Promise<new (configuration: Configuration) => EventsApiV1> | undefined
+    this.modules = {
+      configuration: (fetch) => common.createConfiguration({
+        // baseServer beats the DD_SITE the client would read from the environment by itself.
+        baseServer: new common.BaseServerConfiguration(this.connection.baseUrl, {}),
+        authMethods: {apiKeyAuth: this.connection.apiKey, appKeyAuth: this.connection.appKey},
+        fetch,
+        enableRetry: false,
+        debug: false,
+      }),
+      LogsApi,
+      EventsApi,
+      EventsApiV1: () => (eventsV1 ??= loadEventsV1()),
     }
-    return this.apis
+    return this.modules
   }
+
+  /**
+   * The APIs for one request, their fetch bound to its capture. A configuration and its APIs take
+   * some 20 µs to make: one per request costs nothing beside the request, where an
+   * AsyncLocalStorage to find the capture from a shared fetch switched on async hooks for every
+   * promise of the process, the analysis's too, for the rest of the run.
+   */
+  private apisFor(modules: ClientModules, capture: Capture): Apis {
+    const configuration = modules.configuration((url, init) => this.fetch(capture, url, init))
+    return {
+      logs: new modules.LogsApi(configuration),
+      events: new modules.EventsApi(configuration),
+      eventsV1: async () => new (await modules.EventsApiV1())(configuration),
+    }
+  }
+}
+
+/**
+ * The client's modules: from dist/vendor/datadog-client.js, the one file the build bundles them
+ * into (scripts/build-datadog-client.js: a live pull starts about 0.8 CPU-seconds sooner), or from
+ * the package where there is no build (the sources run by ts-node). The modules are taken from the
+ * client's dist/ folder, not its entry point: that one loads the v1 API and its ~1,000 models as
+ * well (7,263 modules against 6,244, 2.3 s of CPU against 1.6 s measured), which only a v1 events
+ * search needs. See client-types.ts for why the paths hold. The logger comes first: it decides its
+ * level when it loads, from DEBUG.
+ */
+async function loadClient(): Promise<ClientBundle> {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(BUNDLE) as ClientBundle
+  } catch (error: unknown) {
+    if (!(error instanceof Error && (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && error.message.includes(BUNDLE))) throw error
+  }
+  const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
+  const common = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index.js')
+  const {LogsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi.js')
+  const {EventsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi.js')
+  return {logger, common, LogsApi, EventsApi}
+}
+
+/** The bundle, beside dist/sources/datadog/client.js (jest maps it to dist/ for the sources). */
+const BUNDLE = '../../vendor/datadog-client.js'
+
+/**
+ * The v1 Events API, from the package (it is not in the bundle): the package's own logger, which
+ * it writes through, silenced first.
+ */
+async function loadEventsV1(): Promise<new (configuration: Configuration) => EventsApiV1> {
+  const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
+  logger.setLevel('silent', false)
+  return (await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi.js')).EventsApi
 }
 
 /**
