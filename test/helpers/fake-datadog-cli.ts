@@ -15,6 +15,8 @@ export interface AsyncCliOptions {
   onSpawn?: (child: ChildProcess) => void
   /** Run under a pseudo-terminal (util-linux `script`), so stderr is a TTY. Output is merged. */
   tty?: boolean
+  /** The launcher to run (default: this checkout's bin/run.js), as an installed `skewscan`. */
+  bin?: string
 }
 
 /** The environment of a user with no Datadog settings, plus what the test adds. */
@@ -25,7 +27,7 @@ function envFor(extra: Record<string, string | undefined> = {}): NodeJS.ProcessE
 export function runCliAsync(args: string[], opts: AsyncCliOptions = {}): Promise<CliResult & {ms: number}> {
   const started = Date.now()
   const node = process.execPath
-  const cli = join(ROOT, 'bin', 'run.js')
+  const cli = opts.bin ?? join(ROOT, 'bin', 'run.js')
   const [cmd, argv] = opts.tty
     ? ['script', ['-qefc', [node, cli, ...args].map(shellQuote).join(' '), '/dev/null']]
     : [node, [cli, ...args]]

@@ -1,13 +1,17 @@
 /**
  * What a user installs: `npm pack`, the tarball installed into a prefix of its own (no link to this
  * checkout), and the `skewscan` that install puts on the PATH: help, an analysis of a real capture,
- * and the exit codes. And the command reference in docs/, which oclif generates from the commands.
+ * a live pull from a Datadog API with the client bundled (none installed), and the exit codes. And
+ * the command reference in docs/, which oclif generates from the commands.
  */
 import {spawnSync} from 'node:child_process'
 import {cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {cliEnv, ROOT} from '../helpers/cli'
+import {FakeDatadog, faults} from '../helpers/fake-datadog'
+import {runCliAsync} from '../helpers/fake-datadog-cli'
+import {API_KEY, APP_KEY, withoutInput} from '../helpers/fake-datadog-live'
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 // As a user's shell has it: not jest's NODE_ENV=test (oclif would look for the TypeScript sources).
@@ -103,6 +107,30 @@ describe('the packed CLI, installed as a user installs it', () => {
     expect(flag.status).toBe(2)
     expect(flag.stderr).toMatch(/Nonexistent flag: --deploy\. Did you mean --deploys\?/)
     expect(flag.stderr).not.toMatch(/USAGE/)
+  })
+
+  it('pulls from a Datadog API with the client the build bundled (none is installed), the v1 events fallback included', async () => {
+    // The client is a devDependency: its code ships in dist/vendor/, with the licences of what it copies.
+    expect(readdirSync(join(installedRoot, '..'))).not.toContain('@datadog')
+    expect(tarballFiles).toEqual(expect.arrayContaining(['dist/vendor/datadog-client.js', 'dist/vendor/datadog-events-v1.js', 'dist/vendor/LICENSES.txt']))
+    expect(readFileSync(join(installedRoot, 'dist', 'vendor', 'LICENSES.txt'), 'utf8')).toMatch(/@datadog\/datadog-api-client@[\d.]+ \(Apache-2\.0\)\n=+\n\n\s*Apache License\n\s*Version 2\.0/)
+    const fixture = join(ROOT, 'fixtures', 'two-deploys')
+    const fake = await FakeDatadog.start({...FakeDatadog.fixture(ROOT, 'two-deploys'), apiKey: API_KEY, appKey: APP_KEY})
+    try {
+      // Deploy events from the v1 list: the v2 search answers 500.
+      fake.inject({endpoint: 'events-search', fault: faults.status(500), times: Infinity})
+      const live = await runCliAsync(['analyze', '--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00Z', '--query', 'service:ingress-nginx',
+        '--deploy-query', 'source:(kubernetes OR deployment)', '--api-url', fake.url, '--json', '--retry-base', '10ms', '--max-attempts', '1'],
+      {bin: skewscan, env: {DD_API_KEY: API_KEY, DD_APP_KEY: APP_KEY}})
+      expect([live.status, live.stderr]).toEqual([0, expect.stringMatching(/^Datadog: pulled/m)])
+      const file = run(skewscan, ['analyze', join(fixture, 'dd-events.ndjson'), '--deploys', join(fixture, 'deploy-events-v2.json'), '--json'])
+      expect(file.status).toBe(0)
+      expect(withoutInput(JSON.parse(live.stdout))).toEqual(withoutInput(JSON.parse(file.stdout)))
+      expect(JSON.parse(live.stdout).input.datadog.deployEvents).toMatchObject({api: 'v1'})
+      expect(fake.requestsTo('events-v1').length).toBeGreaterThan(0)
+    } finally {
+      await fake.close()
+    }
   })
 })
 

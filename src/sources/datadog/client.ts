@@ -290,39 +290,49 @@ export class DatadogClient {
 }
 
 /**
- * The client's modules: from dist/vendor/datadog-client.js, the one file the build bundles them
- * into (scripts/build-datadog-client.js: a live pull starts about 0.8 CPU-seconds sooner), or from
- * the package where there is no build (the sources run by ts-node). The modules are taken from the
- * client's dist/ folder, not its entry point: that one loads the v1 API and its ~1,000 models as
- * well (7,263 modules against 6,244, 2.3 s of CPU against 1.6 s measured), which only a v1 events
- * search needs. See client-types.ts for why the paths hold. The logger comes first: it decides its
- * level when it loads, from DEBUG.
+ * The client's modules: from dist/vendor/, where the build bundles them into one file
+ * (scripts/build-datadog-client.js: a live pull starts about 0.8 CPU-seconds sooner, and the
+ * installed package needs no client of its own), or from the package where there is no build (the
+ * sources run by ts-node, with the devDependencies installed). The package's modules are taken
+ * from its dist/ folder, not its entry point: that one loads the v1 API and its ~1,000 models as
+ * well, which only a v1 events search needs. See client-types.ts for why the paths hold. The
+ * logger comes first: it decides its level when it loads, from DEBUG.
  */
 async function loadClient(): Promise<ClientBundle> {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(BUNDLE) as ClientBundle
-  } catch (error: unknown) {
-    if (!(error instanceof Error && (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && error.message.includes(BUNDLE))) throw error
-  }
-  const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
-  const common = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index.js')
-  const {LogsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi.js')
-  const {EventsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi.js')
-  return {logger, common, LogsApi, EventsApi}
+  return loadBundle<ClientBundle>('../../vendor/datadog-client.js', async () => {
+    const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
+    const common = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index.js')
+    const {LogsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi.js')
+    const {EventsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi.js')
+    return {logger, common, LogsApi, EventsApi}
+  })
 }
 
-/** The bundle, beside dist/sources/datadog/client.js (jest maps it to dist/ for the sources). */
-const BUNDLE = '../../vendor/datadog-client.js'
-
 /**
- * The v1 Events API, from the package (it is not in the bundle): the package's own logger, which
- * it writes through, silenced first.
+ * The v1 Events API, bundled apart (it is rarely used): its logger, which it writes through, is
+ * its own and is silenced first. Its configuration comes from the other bundle, the same client.
  */
 async function loadEventsV1(): Promise<new (configuration: Configuration) => EventsApiV1> {
-  const {logger} = await import('@datadog/datadog-api-client/dist/logger.js')
+  const {logger, EventsApi} = await loadBundle<{logger: ClientLogger; EventsApi: new (configuration: Configuration) => EventsApiV1}>('../../vendor/datadog-events-v1.js', async () => ({
+    logger: (await import('@datadog/datadog-api-client/dist/logger.js')).logger,
+    EventsApi: (await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi.js')).EventsApi,
+  }))
   logger.setLevel('silent', false)
-  return (await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi.js')).EventsApi
+  return EventsApi
+}
+
+/**
+ * A bundle of dist/vendor/ by its path from dist/sources/datadog/ (jest maps it to dist/ for the
+ * sources under test), or what `fallback` loads where there is none.
+ */
+async function loadBundle<T>(path: string, fallback: () => Promise<T>): Promise<T> {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(path) as T
+  } catch (error: unknown) {
+    if (!(error instanceof Error && (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && error.message.includes(path))) throw error
+  }
+  return fallback()
 }
 
 /**
