@@ -215,7 +215,7 @@ describe('simulate', () => {
     expect((JSON.parse(nginxJsonLine(r, ctx)) as {time_iso8601: string}).time_iso8601).toMatch(/\.\d{3}\+00:00$/)
     expect(ingressLine(r)).toContain(' +0000] ')
     const byId = new Map(requests.map((x) => [x.requestId, x]))
-    for (const f of truth.failures) expect(f.time).toBe(new Date(byId.get(f.requestId)?.time ?? 0).toISOString())
+    expect(truth.failures.map((f) => f.time)).toEqual(truth.failures.map((f) => new Date(byId.get(f.requestId)?.time ?? 0).toISOString()))
   })
 
   it('rejects parameters that would make the simulation meaningless', () => {
@@ -289,20 +289,19 @@ describe('simulate', () => {
     const {requests} = sim(name)
     const bots = requests.filter((r) => r.actor !== 'browser')
     expect(bots.length).toBeGreaterThan(0)
-    for (const r of bots) {
-      expect(r.pageLoadId).toBeUndefined()
-      if (r.actor === 'probe') expect([r.path, agentKind(r.userAgent)]).toEqual(['/healthz', 'crawler'])
-      else if (r.actor === 'monitor') expect([r.path, agentKind(r.userAgent)]).toEqual(['/', 'crawler'])
-      else if (r.actor === 'skewscan') {
-        expect(agentKind(r.userAgent)).toBe('probe')
-        expect(r.role === 'page' ? r.path === '/' : isAssetPath(r.path)).toBe(true)
-      } else if (r.actor === 'crawler') {
-        expect(agentKind(r.userAgent)).toBe('crawler')
-        expect(r.role === 'bot-page' ? isDocumentPath(r.path) : isAssetPath(r.path)).toBe(true)
-      } else {
-        expect(SCANNERS.some((s) => s.ip === r.clientIp && s.paths.includes(r.path))).toBe(true)
-      }
-    }
+    // Each request that is not as its kind asks, with what is wrong (one comparison: an expect()
+    // per request cost more than the simulation).
+    const wrong = bots.map((r) => {
+      const kind = agentKind(r.userAgent)
+      const ok = r.pageLoadId === undefined && (
+        r.actor === 'probe' ? r.path === '/healthz' && kind === 'crawler'
+          : r.actor === 'monitor' ? r.path === '/' && kind === 'crawler'
+            : r.actor === 'skewscan' ? kind === 'probe' && (r.role === 'page' ? r.path === '/' : isAssetPath(r.path))
+              : r.actor === 'crawler' ? kind === 'crawler' && (r.role === 'bot-page' ? isDocumentPath(r.path) : isAssetPath(r.path))
+                : SCANNERS.some((s) => s.ip === r.clientIp && s.paths.includes(r.path)))
+      return ok ? undefined : {actor: r.actor, role: r.role, path: r.path, kind, pageLoadId: r.pageLoadId}
+    }).filter((x) => x !== undefined)
+    expect(wrong).toEqual([])
     expect(bots.some((r) => r.actor === 'crawler')).toBe(true)
     expect(bots.some((r) => r.actor === 'scanner' && people(r))).toBe(true) // the one with a browser's user agent
     expect(bots.some((r) => r.actor === 'scanner' && !people(r))).toBe(true)
@@ -315,24 +314,22 @@ describe('simulate', () => {
       if (app.shellLengthVaries) {
         const shells = mine.filter((r) => r.response === 'shell').map((r) => r.bytes)
         expect(new Set(shells).size).toBe(shells.length)
-        for (const b of shells) expect(b >= DYNAMIC_SHELL_BAND.lo && b <= DYNAMIC_SHELL_BAND.hi).toBe(true)
-        for (const r of mine.filter((x) => x.response !== 'shell')) expect(r.bytes >= DYNAMIC_SHELL_BAND.lo && r.bytes <= DYNAMIC_SHELL_BAND.hi).toBe(false)
+        const inBand = (b: number): boolean => b >= DYNAMIC_SHELL_BAND.lo && b <= DYNAMIC_SHELL_BAND.hi
+        expect(mine.filter((r) => inBand(r.bytes) !== (r.response === 'shell')).map((r) => [r.response, r.bytes])).toEqual([])
         // Nothing but the homepage is a document of a person: routes would be answered with lengths never learned.
-        for (const r of mine.filter((x) => x.role === 'page')) expect(r.path).toBe('/')
+        expect(mine.filter((x) => x.role === 'page' && x.path !== '/').map((r) => r.path)).toEqual([])
         continue
       }
       const lengths = new Set(truth.builds.filter((b) => b.app === app.name).map((b) => b.shellBytes))
-      for (const r of mine) {
-        expect(lengths.has(r.bytes)).toBe(r.response === 'shell')
-        if (r.response === 'asset') expect(r.bytes).toBeGreaterThanOrEqual(5000)
-      }
+      expect(mine.filter((r) => lengths.has(r.bytes) !== (r.response === 'shell') || (r.response === 'asset' && r.bytes < 5000))
+        .map((r) => [r.response, r.path, r.bytes])).toEqual([])
     }
   })
 
   it.each(scenarioNames)('%s: content hashes read as hashes; scanners\' guesses do not', (name) => {
     const {requests} = sim(name)
-    for (const r of requests.filter((x) => x.response === 'asset')) expect(looksHashed(r.path)).toBe(true)
-    for (const s of SCANNERS) for (const p of s.paths) expect(looksHashed(p)).toBe(false)
+    expect(requests.filter((x) => x.response === 'asset' && !looksHashed(x.path)).map((x) => x.path)).toEqual([])
+    expect(SCANNERS.flatMap((s) => s.paths).filter((p) => looksHashed(p))).toEqual([])
   })
 
   it('rolls pods out one step at a time with new IPs, per app', () => {
@@ -395,7 +392,7 @@ describe('simulate', () => {
   it('two apps: each request names its app\'s upstream and host; the second deploys a minute after the first', () => {
     const {requests, truth} = sim('two-apps')
     expect(truth.apps.map((a) => [a.name, a.host])).toEqual([['default-docs-80', 'docs.example.com'], ['default-web-80', 'shop.example.com']])
-    for (const r of requests) expect([r.upstreamName, r.vhost]).toEqual(r.app === 'web' ? ['default-web-80', 'shop.example.com'] : ['default-docs-80', 'docs.example.com'])
+    expect(requests.map((r) => [r.upstreamName, r.vhost])).toEqual(requests.map((r) => (r.app === 'web' ? ['default-web-80', 'shop.example.com'] : ['default-docs-80', 'docs.example.com'])))
     expect(truth.deploys.map((d) => [d.id, d.app])).toEqual([['D1', 'default-web-80'], ['D2', 'default-docs-80']])
     expect(ms(truth.deploys[1]?.start ?? '') - ms(truth.deploys[0]?.start ?? '')).toBe(60_000)
     expect(requests.filter((r) => r.app === 'docs' && r.response === 'asset').every((r) => r.path.startsWith('/assets/'))).toBe(true)
@@ -569,9 +566,11 @@ describe('truth', () => {
     expect(truth.orphans).toEqual({requests: tabs.length, clients: new Set(tabs.map(sessionOf)).size})
     expect(tabs.length).toBe(truth.deploys.length > 0 ? truth.params.preexistingTabs : 0)
     // Every asset path of a person's failure was served as real content, or is a content-hashed file beside served ones.
-    for (const f of truth.failures) expect(requests.some((r) => r.app === requests.find((x) => x.requestId === f.requestId)?.app && r.response === 'asset' && directoryOf(r.path) === directoryOf(f.path))).toBe(true)
+    const appOf = new Map(requests.map((r) => [r.requestId, r.app]))
+    const servedDirs = new Set(requests.filter((r) => r.response === 'asset').map((r) => `${r.app} ${directoryOf(r.path)}`))
+    expect(truth.failures.filter((f) => !servedDirs.has(`${appOf.get(f.requestId)} ${directoryOf(f.path)}`)).map((f) => f.path)).toEqual([])
     const users = new Set(truth.affectedUsers.map((u) => u.session))
-    for (const r of [...scanners, ...tabs, ...requests.filter((x) => !people(x))]) expect(users.has(sessionOf(r))).toBe(false)
+    expect([...scanners, ...tabs, ...requests.filter((x) => !people(x))].filter((r) => users.has(sessionOf(r))).map(sessionOf)).toEqual([])
   })
 
   it.each(scenarioNames)('%s: incidents, deploys, users, builds and apps follow the definitions', (name) => {
