@@ -17,7 +17,8 @@ export function startWorker(script: string | undefined): Worker {
   const built = script === undefined ? builtWorker() : undefined
   if (built !== undefined) return new Worker(built, {resourceLimits: LIMITS})
   const tsNode = require.resolve('ts-node')
-  const boot = `require(${JSON.stringify(tsNode)}).register({transpileOnly: true}); require(${JSON.stringify(file)})`
+  // swc: false over tsconfig.json's `"ts-node": {"swc": true}` (for the main thread: bin/dev.js, scripts).
+  const boot = `require(${JSON.stringify(tsNode)}).register({transpileOnly: true, swc: false}); require(${JSON.stringify(file)})`
   return new Worker(boot, {eval: true, resourceLimits: LIMITS})
 }
 
