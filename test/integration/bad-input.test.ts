@@ -9,7 +9,7 @@
  *  - the analysis (builds, page loads, incidents, affected users) equals that of the same good
  *    records alone, so the bad ones changed nothing.
  * Most cases call the in-process API (`analyze()`); the cases about exit codes and messages run the
- * CLI as a user would (`node bin/dev.js analyze … --json`). Adding a case means adding a row.
+ * CLI as a user would (`node bin/run.js analyze … --json`). Adding a case means adding a row.
  */
 import {spawn} from 'node:child_process'
 import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
