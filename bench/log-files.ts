@@ -4,6 +4,7 @@
  */
 import {spawnSync} from 'node:child_process'
 import {closeSync, existsSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {loadavg} from 'node:os'
 import {join} from 'node:path'
 import {OUT} from './generate'
 
@@ -52,6 +53,39 @@ export function manyBuilds(file: string, n: number): string {
 }
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+
+/** Wall time, in seconds, of a command run to its end (it must exit 0); TZ=UTC. */
+export function wallOf(cmd: string, args: string[], cwd?: string): number {
+  const t0 = process.hrtime.bigint()
+  const r = spawnSync(cmd, args, {cwd, encoding: 'utf8', env: {...process.env, TZ: 'UTC'}, timeout: 60_000})
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-500)}`)
+  return Number(process.hrtime.bigint() - t0) / 1e9
+}
+
+/**
+ * Each measure taken `runs` times, alternating (a, b, c, a, b, c, ...) so that a busy moment weighs
+ * on all alike: the median of each, and the line that says the load around them.
+ */
+export function alternating(runs: number, measures: (() => number)[]): {medians: number[]; loadLine: string} {
+  const before = loadavg()[0] as number
+  const times = measures.map(() => [] as number[])
+  for (let i = 0; i < runs; i++) measures.forEach((measure, k) => times[k]?.push(measure()))
+  const loadLine = `Load average ${before.toFixed(2)} before, ${(loadavg()[0] as number).toFixed(2)} after; medians of ${runs} runs each, alternating.`
+  return {medians: times.map(median), loadLine}
+}
+
+/**
+ * A markdown table of medians against the first (the baseline, a bare `node -e 0`): a row per case
+ * with its wall time and ratio, and a last column of the caller's.
+ */
+export function ratioTable(header: [string, string], names: string[], medians: number[], last: (k: number, t: number) => string): string {
+  const base = medians[0] as number
+  const rows = names.map((name, k) => {
+    const t = medians[k] as number
+    return `| ${name} | ${(t * 1000).toFixed(0)} ms | ${k === 0 ? '' : `x${(t / base).toFixed(2)}`} | ${last(k, t)} |`
+  })
+  return [`| ${header[0]} | wall | against node -e 0 | ${header[1]} |`, '| --- | ---: | ---: | ---: |', ...rows].join('\n')
+}
 
 /** The wall time (s) and peak RSS (MB, from GNU time) of one command; throws when it fails. */
 export function measure(cmd: string, args: string[]): {wall: number; rssMB: number; stdout: string} {

@@ -7,9 +7,7 @@
  * (BENCH_STARTUP_RUNS=11 runs each). Prints its table; no assertion. What start-up loads is held
  * by a count in test/integration/installed-cli.test.ts, not by a time.
  */
-import {spawnSync} from 'node:child_process'
-import {loadavg} from 'node:os'
-import {median, RUN} from './log-files'
+import {alternating, ratioTable, RUN, wallOf} from './log-files'
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 11)
 const cases: [string, string, string[]][] = [
@@ -20,23 +18,7 @@ const cases: [string, string, string[]][] = [
   ['skewscan help export', RUN, ['help', 'export']],
 ]
 
-function wall(cmd: string, args: string[]): number {
-  const t0 = process.hrtime.bigint()
-  const r = spawnSync(cmd, args, {encoding: 'utf8', env: {...process.env, TZ: 'UTC'}, timeout: 60_000})
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-500)}`)
-  return Number(process.hrtime.bigint() - t0) / 1e9
-}
-
-const before = loadavg()[0] as number
-const times = cases.map(() => [] as number[])
-for (let i = 0; i < RUNS; i++) cases.forEach(([, cmd, args], k) => times[k]?.push(wall(cmd, args)))
-const medians = times.map(median)
+const {medians, loadLine} = alternating(RUNS, cases.map(([, cmd, args]) => () => wallOf(cmd, args)))
 const node = medians[0] as number
-console.log(`Load average ${before.toFixed(2)} before, ${(loadavg()[0] as number).toFixed(2)} after; medians of ${RUNS} runs each, alternating.`)
-console.log('')
-console.log('| what | wall | against node -e 0 | at most 2x |')
-console.log('| --- | ---: | ---: | --- |')
-cases.forEach(([name], k) => {
-  const t = medians[k] as number
-  console.log(`| ${name} | ${(t * 1000).toFixed(0)} ms | ${k === 0 ? '' : `x${(t / node).toFixed(2)}`} | ${k === 0 ? '' : t <= 2 * node ? 'yes' : '**no**'} |`)
-})
+console.log(`${loadLine}\n`)
+console.log(ratioTable(['what', 'at most 2x'], cases.map(([name]) => name), medians, (k, t) => (k === 0 ? '' : t <= 2 * node ? 'yes' : '**no**')))
