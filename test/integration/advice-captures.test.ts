@@ -1,84 +1,22 @@
 /**
- * The advice on the real captures (fixtures/captures), held to the browsers' own truth: what
- * keeping old assets would have prevented is exactly the forward-skew failures (an old page asked
- * a new pod: truth's page_build before its served_build), what version pinning would have prevented
- * exactly the rollout race (truth's failures during the deploy; a lazy one just after the last old
- * pod exited may be either, as the captures' README says), in every format nginx and Datadog wrote,
- * at the recorded speed and stretched, with deploys inferred and from the captured events. And what
- * the logs show already in place: old assets kept in keep-old-assets, 404s in mode-404, affinity in sticky.
+ * The advice on the real captures (fixtures/captures), held to the browsers' own truth. Per capture,
+ * in every format nginx and Datadog wrote, at the recorded speed and stretched, with deploys inferred
+ * and from the captured events, captures.test.ts checks it on the analyses it makes anyway
+ * (test/helpers/advice-truth.ts: keep-old-assets prevents exactly the forward skew, version pinning
+ * the race). Here: two captures as two apps, each app's advice its own truth's; and what the logs
+ * show already in place: old assets kept in keep-old-assets, 404s in mode-404, affinity in sticky.
  */
-import {type Capture, CAPTURES, FORMATS, loadCapture, type TruthFailure} from '../../scripts/captures/capture'
+import {type Capture, CAPTURES, FORMATS, loadCapture} from '../../scripts/captures/capture'
 import {composeCaptures, SECOND_APP} from '../../scripts/captures/compose'
 import {analyzeCase, type CaseSpec} from '../../scripts/captures/run'
-import {atBoundary, joinTruth} from '../../scripts/captures/score'
-import type {AnalysisReport, DeployAdvice, FixAdvice, FixId} from '../../src/model/report'
+import type {FixId} from '../../src/model/report'
 import {renderMarkdown} from '../../src/report/markdown'
 import {renderTable} from '../../src/report/table'
+import {adviceOf, fixOf, forward} from '../helpers/advice-truth'
 import {ROOT} from '../helpers/cli'
 
 const captures = new Map<string, Capture>(CAPTURES.map((name) => [name, loadCapture(ROOT, name)]))
 const capture = (name: string): Capture => captures.get(name) as Capture
-
-const SPECS: CaseSpec[] = FORMATS.flatMap((format) => [1, 60].flatMap((stretch) =>
-  (['inferred', 'events'] as const).map((deploys) => ({format, order: 'oldest-first' as const, stretch, deploys}))))
-const label = (s: CaseSpec): string => `${s.format}, x${s.stretch}, deploys ${s.deploys}`
-
-const forward = (t: TruthFailure): boolean => t.page_build < t.served_build
-const race = (t: TruthFailure): boolean => t.context !== 'stale_client_lazy'
-
-/**
- * The truth's failures a fix prevents, and its page loads and users left with none. A user is a
- * browser as the logs can tell it by default: its address and user agent (two browsers behind one
- * NAT with one agent are one session without a session key).
- */
-function truthImpact(c: Capture, list: readonly TruthFailure[], prevents: (t: TruthFailure) => boolean): {failedRequests: number; pageLoads: number; users: number} {
-  const pageLoads = new Map((c.truth.page_loads as {id: string; client_ip: string; ua: string}[]).map((p) => [p.id, `${p.client_ip} ${p.ua}`]))
-  const whole = (key: (t: TruthFailure) => string): number => {
-    const hit = new Set(list.map(key))
-    for (const t of list) if (!prevents(t)) hit.delete(key(t))
-    return hit.size
-  }
-  return {failedRequests: list.filter(prevents).length, pageLoads: whole((t) => t.page_load), users: whole((t) => pageLoads.get(t.page_load) ?? t.browser)}
-}
-
-function fixOf(a: DeployAdvice | undefined, fix: FixId): FixAdvice {
-  const f = a?.fixes.find((x) => x.fix === fix)
-  if (!f) throw new Error(`no ${fix} advice`)
-  return f
-}
-
-const adviceOf = (r: AnalysisReport, deployId: string): DeployAdvice | undefined => r.advice.find((a) => a.deployId === deployId)
-
-describe.each([...CAPTURES])('advice on capture %s', (name) => {
-  it.each(SPECS.map((s) => [label(s), s] as const))('%s: keep-old-assets prevents the forward skew, version-pinning the race', async (_label, spec) => {
-    const c = capture(name)
-    const {report, failures, stretch} = await analyzeCase(c, spec)
-    const boundary = atBoundary(c.truth, stretch)
-    const joined = joinTruth(failures, c.truth.failure_requests, stretch)
-    // Every failure of the truth is a record, and no record is something else.
-    expect([failures.length, joined.size]).toEqual([c.truth.failure_requests.length, c.truth.failure_requests.length])
-    // Each record's direction, and its cause off the boundary, as the truth's (one comparison of
-    // them all: an expect() per record cost more than the analysis).
-    const pairs = [...joined].map(([f, t]) => [t.request_id, f.direction === 'oldPageNewPod', boundary(t) || f.cause === 'rollout'])
-    expect(pairs).toEqual([...joined].map(([, t]) => [t.request_id, forward(t), boundary(t) || race(t)]))
-    // Per deploy (ours in time order, as the truth's), the advice's counts are the truth's.
-    expect(report.advice.map((a) => a.deployId)).toEqual(c.truth.deploys.filter((d) => c.truth.failure_requests.some((t) => t.deploy === d.id)).map((d) => `D${d.id}`))
-    for (const d of c.truth.deploys) {
-      const mine = c.truth.failure_requests.filter((t) => t.deploy === d.id)
-      if (mine.length === 0) continue
-      const a = adviceOf(report, `D${d.id}`)
-      expect(a?.failures).toEqual(truthImpact(c, mine, () => true))
-      expect(fixOf(a, 'keep-old-assets').prevented).toEqual(truthImpact(c, mine, forward))
-      // The race: what the records call it, between the truth's strict race and the race with its boundary.
-      const pinned = fixOf(a, 'version-pinning').prevented
-      const ours = failures.filter((f) => f.deployId === `D${d.id}` && f.cause === 'rollout').length
-      expect(pinned?.failedRequests).toBe(ours)
-      expect(ours).toBeGreaterThanOrEqual(mine.filter((t) => race(t) && !boundary(t)).length)
-      expect(ours).toBeLessThanOrEqual(mine.filter(race).length)
-      if (!mine.some(boundary)) expect(pinned).toEqual(truthImpact(c, mine, race))
-    }
-  })
-})
 
 describe('two apps behind one ingress (two captures composed): each app\'s advice is its own truth\'s', () => {
   it.each([['sticky', 'keep-old-assets'], ['lazy-stale', 'mode-404'], ['rr-3', 'two-deploys']] as const)('%s + %s', async (first, second) => {
