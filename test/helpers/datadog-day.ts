@@ -894,12 +894,12 @@ export function buildDay(o: DayOptions): Day {
   }
 }
 
-/** The day as an NDJSON export (one item a line, oldest first), what `analyze` reads offline. */
 /** Each app's report and failures scored against its truth (a day is no capture: each app has a truth of its own). */
 export function scoreDay(day: Day, report: AnalysisReport, failures: readonly FailureRecord[]): {app: string; score: CaptureScore}[] {
   return day.apps.map((a) => ({app: a.upstream, score: scoreCapture(undefined as never, day.stretch, report, failures, {app: a.upstream, truth: day.truths[a.upstream] as Truth})}))
 }
 
+/** The day as an NDJSON export (one item a line, oldest first), what `analyze` reads offline. */
 export function dayNdjson(day: Day): string {
   return `${day.items.map((x) => JSON.stringify(x)).join('\n')}\n`
 }
