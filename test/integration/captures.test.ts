@@ -27,28 +27,30 @@ const SPECS: CaseSpec[] = FORMATS.flatMap((format) => [1, 10, 60].flatMap((stret
 const label = (s: CaseSpec): string => `${s.format}, ${s.order}, x${s.stretch}, deploys ${s.deploys}`
 
 /** The cases whose advice is held to the truth too: oldest-first, at the recorded speed and at x60. */
-const ADVICE_SPECS = SPECS.filter((s) => s.order === 'oldest-first' && s.stretch !== 10)
 const forAdvice = (s: CaseSpec): boolean => s.order === 'oldest-first' && s.stretch !== 10
+const ADVICE_SPECS = SPECS.filter(forAdvice)
+/** The analyses a later test checks again: both orders at x10 with deploy events, and rr-3's nginx-json at x1. */
+const checkedAgain = (name: string, s: CaseSpec): boolean => (s.stretch === 10 && s.deploys === 'events') ||
+  (name === 'rr-3' && s.format === 'nginx-json' && s.stretch === 1 && s.order === 'oldest-first' && s.deploys === 'events')
 
 /**
- * The analyses a later test of the file checks again (both orders at x10 with deploy events, and
- * rr-3's nginx-json at x1; the advice cases, until their advice is checked), kept from the case
- * that made them: the same capture rendered the same way gives the same analysis, so it is made once.
+ * The analyses checked again (above) and those whose advice is checked after their truth, kept from
+ * the case that made them: the same capture rendered the same way gives the same analysis, so it is
+ * made once.
  */
 type Analysed = Awaited<ReturnType<typeof analyzeCase>>
 const kept = new Map<string, Promise<Analysed>>()
-const keep = (name: string, s: CaseSpec): boolean => (s.stretch === 10 && s.deploys === 'events') || forAdvice(s)
+const keyOf = (name: string, s: CaseSpec): string => `${name}: ${label(s)}`
 function analysed(name: string, s: CaseSpec): Promise<Analysed> {
-  if (!keep(name, s)) return analyzeCase(capture(name), s)
-  const key = `${name}: ${label(s)}`
-  let r = kept.get(key)
-  if (r === undefined) kept.set(key, (r = analyzeCase(capture(name), s)))
+  if (!checkedAgain(name, s) && !forAdvice(s)) return analyzeCase(capture(name), s)
+  let r = kept.get(keyOf(name, s))
+  if (r === undefined) kept.set(keyOf(name, s), (r = analyzeCase(capture(name), s)))
   return r
 }
-/** A kept analysis that no later test needs, given up as it is taken. */
+/** An analysis for its advice's check, given up then unless a later test checks it again. */
 function taken(name: string, s: CaseSpec): Promise<Analysed> {
   const r = analysed(name, s)
-  if (!(name === 'rr-3' && s.format === 'nginx-json' && s.stretch === 1 && s.deploys === 'events')) kept.delete(`${name}: ${label(s)}`)
+  if (!checkedAgain(name, s)) kept.delete(keyOf(name, s))
   return r
 }
 async function scored(name: string, s: CaseSpec): Promise<Analysed & {score: ReturnType<typeof scoreCapture>}> {
