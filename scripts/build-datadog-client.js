@@ -10,9 +10,10 @@
 // - LICENSES.txt: the licence of every package the bundles copy, as their own files state it.
 // The code is the client's own, unchanged: the same version, the same modules in the same order
 // (the logger first, as client.ts needs).
-const {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} = require('node:fs')
+const {mkdirSync, readFileSync, readdirSync, writeFileSync} = require('node:fs')
 const {join} = require('node:path')
 const esbuild = require('esbuild')
+const {bundledPackages, packageNames} = require('./bundled-packages')
 
 const root = join(__dirname, '..')
 const out = join(root, 'dist', 'vendor')
@@ -26,23 +27,6 @@ exports.EventsApi = require('${CLIENT}/packages/datadog-api-client-v2/apis/Event
   'datadog-events-v1.js': `exports.logger = require('${CLIENT}/logger.js').logger
 exports.EventsApi = require('${CLIENT}/packages/datadog-api-client-v1/apis/EventsApi.js').EventsApi
 `,
-}
-
-/** The packages a bundle copies: folder, name, version and licence of each. */
-function packagesOf(metafile) {
-  const found = new Map()
-  for (const input of Object.keys(metafile.inputs)) {
-    const at = input.lastIndexOf('node_modules/')
-    if (at < 0) continue
-    const parts = input.slice(at + 'node_modules/'.length).split('/')
-    const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]
-    // Inputs are named relative to the working directory.
-    const dir = join(process.cwd(), input.slice(0, at), 'node_modules', name)
-    if (found.has(dir)) continue
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-    found.set(dir, {dir, name: pkg.name, version: pkg.version, license: pkg.license})
-  }
-  return [...found.values()]
 }
 
 ;(async () => {
@@ -62,10 +46,9 @@ function packagesOf(metafile) {
       write: false,
       logLevel: 'warning',
     })
-    const copied = packagesOf(built.metafile)
+    const copied = bundledPackages(built.metafile)
     for (const p of copied) packages.set(p.dir, p)
-    const names = copied.map((p) => `${p.name}@${p.version} (${p.license})`).sort()
-    const banner = `// Parts of the Datadog API client skewscan uses (scripts/build-datadog-client.js), bundled: ${names.join(', ')}. Their licences: LICENSES.txt.\n`
+    const banner = `// Parts of the Datadog API client skewscan uses (scripts/build-datadog-client.js), bundled: ${packageNames(copied).join(', ')}. Their licences: LICENSES.txt.\n`
     writeFileSync(join(out, file), banner + built.outputFiles[0].text)
   }
   const sections = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name)).map((p) => {
@@ -76,7 +59,6 @@ function packagesOf(metafile) {
     return `${'='.repeat(78)}\n${p.name}@${p.version} (${p.license})\n${'='.repeat(78)}\n\n${body}\n`
   })
   writeFileSync(join(out, 'LICENSES.txt'), `The files of dist/vendor/ copy the code of these packages, under these licences.\n\n${sections.join('\n')}`)
-  if (!existsSync(join(out, 'datadog-client.js'))) throw new Error('no bundle written')
 })().catch((error) => {
   process.stderr.write(`build-datadog-client: ${error instanceof Error ? error.message : String(error)}\n`)
   process.exitCode = 1

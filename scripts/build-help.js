@@ -9,9 +9,10 @@
 // - commands.json: the commands and topics oclif's Config holds for skewscan and its plugins, as
 //   oclif loads them now (from dist/ and the plugins' manifests), and the versions they came from.
 delete process.env.NODE_ENV
-const {mkdirSync, readFileSync, writeFileSync} = require('node:fs')
+const {mkdirSync, writeFileSync} = require('node:fs')
 const {dirname, join} = require('node:path')
 const esbuild = require('esbuild')
+const {bundledPackages, packageNames} = require('./bundled-packages')
 const {Config} = require('@oclif/core')
 
 const root = join(__dirname, '..')
@@ -66,17 +67,7 @@ module.exports = {load: leftOut, loadWithData: leftOut, loadWithDataFromManifest
   })
   // Which packages the bundle copies, each under its own licence (shipped with it: they are
   // dependencies of @oclif/core, installed beside skewscan).
-  const packages = new Set()
-  for (const input of Object.keys(built.metafile.inputs)) {
-    const at = input.lastIndexOf('node_modules/')
-    if (at < 0) continue
-    const parts = input.slice(at + 'node_modules/'.length).split('/')
-    const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]
-    // Inputs are named relative to the working directory.
-    const pkg = JSON.parse(readFileSync(join(process.cwd(), input.slice(0, at), 'node_modules', name, 'package.json'), 'utf8'))
-    packages.add(`${pkg.name}@${pkg.version} (${pkg.license})`)
-  }
-  const banner = `// skewscan's help fast path (scripts/help-renderer.js), bundled with: ${[...packages].sort().join(', ')}.\n`
+  const banner = `// skewscan's help fast path (scripts/help-renderer.js), bundled with: ${packageNames(bundledPackages(built.metafile)).join(', ')}.\n`
   writeFileSync(join(out, 'render.js'), banner + built.outputFiles[0].text)
 })().catch((error) => {
   process.stderr.write(`build-help: ${error instanceof Error ? error.message : String(error)}\n`)

@@ -16,7 +16,7 @@ const {join, relative} = require('node:path')
 
 /** Files of the build besides src/: a change to any of them changes what dist/ holds (package-lock.json:
  * the versions of oclif's help code bundled into dist/help/). */
-const BUILD_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build-manifest.js', 'scripts/build-help.js', 'scripts/help-renderer.js', 'scripts/build-datadog-client.js', 'scripts/sources-stamp.js']
+const BUILD_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build-manifest.js', 'scripts/build-help.js', 'scripts/help-renderer.js', 'scripts/build-datadog-client.js', 'scripts/bundled-packages.js', 'scripts/sources-stamp.js']
 
 function files(dir) {
   return readdirSync(dir).sort().flatMap((name) => {
