@@ -74,20 +74,21 @@ interface Capture {
   body?: string
 }
 
+/** An API class of the client, made with a configuration. */
+type Api<T> = new (configuration: Configuration) => T
+
 /** The client's modules that skewscan uses. */
 interface ClientBundle {
   logger: ClientLogger
   common: ClientCommon
-  LogsApi: new (configuration: Configuration) => LogsApi
-  EventsApi: new (configuration: Configuration) => EventsApi
+  LogsApi: Api<LogsApi>
+  EventsApi: Api<EventsApi>
 }
 
 /** What a request's APIs are made of. */
-interface ClientModules {
+interface ClientModules extends Pick<ClientBundle, 'LogsApi' | 'EventsApi'> {
   configuration: (fetch: (url: string, init: RequestInit) => Promise<Response>) => Configuration
-  LogsApi: new (configuration: Configuration) => LogsApi
-  EventsApi: new (configuration: Configuration) => EventsApi
-  EventsApiV1: () => Promise<new (configuration: Configuration) => EventsApiV1>
+  EventsApiV1: () => Promise<Api<EventsApiV1>>
 }
 
 interface Apis {
@@ -256,7 +257,7 @@ export class DatadogClient {
     if (this.modules) return this.modules
     const {logger, common, LogsApi, EventsApi} = await loadClient()
     logger.setLevel('silent', false)
-    let eventsV1: Promise<new (configuration: Configuration) => EventsApiV1> | undefined
+    let eventsV1: Promise<Api<EventsApiV1>> | undefined
     this.modules = {
       configuration: (fetch) => common.createConfiguration({
         // baseServer beats the DD_SITE the client would read from the environment by itself.
@@ -313,8 +314,8 @@ async function loadClient(): Promise<ClientBundle> {
  * The v1 Events API, bundled apart (it is rarely used): its logger, which it writes through, is
  * its own and is silenced first. Its configuration comes from the other bundle, the same client.
  */
-async function loadEventsV1(): Promise<new (configuration: Configuration) => EventsApiV1> {
-  const {logger, EventsApi} = await loadBundle<{logger: ClientLogger; EventsApi: new (configuration: Configuration) => EventsApiV1}>('../../vendor/datadog-events-v1.js', async () => ({
+async function loadEventsV1(): Promise<Api<EventsApiV1>> {
+  const {logger, EventsApi} = await loadBundle<{logger: ClientLogger; EventsApi: Api<EventsApiV1>}>('../../vendor/datadog-events-v1.js', async () => ({
     logger: (await import('@datadog/datadog-api-client/dist/logger.js')).logger,
     EventsApi: (await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi.js')).EventsApi,
   }))
