@@ -48,8 +48,6 @@ const SHARED_SHARE = 0.05
 const CORE_SHARE = 0.8
 /** A shell length names a build when at least this share of its pages' own assets are of that build. */
 const LENGTH_SHARE = 0.9
-/** Pair keys: two asset ids below 2^21 in one safe integer. */
-const PAIR = 2 ** 21
 
 interface Times {
   n: number
@@ -106,7 +104,7 @@ export class BuildEvidence {
   private readonly assets: AssetEvidence[] = []
   private readonly assetIds = new Map<string, number>()
   /** Page loads that asked for both assets of a pair in their initial load. */
-  private readonly together = new Map<number, number>()
+  private readonly together = new PairCounts()
   private readonly pods = new Map<string, PodEvidence>()
   /** Initial assets of page loads by the length of their shell. */
   private readonly lengths = new Map<number, Map<number, number>>()
@@ -200,7 +198,7 @@ export class BuildEvidence {
     pl.assetIds = asked ? [...asked, id] : [id]
     if (!initial && !alone) return
     const mine = pl.signature
-    if (mine) for (const x of mine) bump(this.together, x < id ? x * PAIR + id : id * PAIR + x)
+    if (mine) for (const x of mine) this.together.bump(x, id)
     pl.signature = mine ? [...mine, id] : [id]
     const a = this.assets[id] as AssetEvidence
     note(a.pages, pl.time)
@@ -232,7 +230,7 @@ export class BuildEvidence {
     const a = this.assets[id] as AssetEvidence
     if (a.pages.n === 0) return true
     let related = 0
-    for (const x of mine) if ((this.together.get(pairOf(x, id)) ?? 0) > 0) related++
+    for (const x of mine) if (this.together.get(x, id) > 0) related++
     return related * 2 >= mine.length
   }
 
@@ -264,15 +262,50 @@ export class BuildEvidence {
 interface EvidenceView {
   assets: readonly AssetEvidence[]
   pods: ReadonlyMap<string, PodEvidence>
-  together: ReadonlyMap<number, number>
+  together: Pairs
   lengths: ReadonlyMap<number, ReadonlyMap<number, number>>
   assetIds: ReadonlyMap<string, number>
 }
 
-function bump(m: Map<number, number>, key: number): void {
-  const n = m.get(key)
-  if (n !== undefined) m.set(key, n + 1)
-  else if (m.size < MAX_PAIRS) m.set(key, 1)
+/** How many page loads asked for both assets of a pair (read side). */
+interface Pairs {
+  get(a: number, b: number): number
+  /** Every pair counted: [lower id, higher id, page loads]. */
+  entries(): Iterable<[number, number, number]>
+}
+
+/**
+ * Page loads per pair of assets, by the lower id and then the higher: small-integer keys, where
+ * one key of both ids (a double past 2^31) made every lookup hash a heap number, and `fits` does
+ * a lookup per asset of every page load of a session for each asset request. At most `max` pairs.
+ */
+export class PairCounts implements Pairs {
+  private readonly byLow = new Map<number, Map<number, number>>()
+  private size = 0
+
+  constructor(private readonly max = MAX_PAIRS) {}
+
+  get(a: number, b: number): number {
+    return (a < b ? this.byLow.get(a)?.get(b) : this.byLow.get(b)?.get(a)) ?? 0
+  }
+
+  bump(a: number, b: number): void {
+    const [low, high] = a < b ? [a, b] : [b, a]
+    let m = this.byLow.get(low)
+    const n = m?.get(high)
+    if (n !== undefined) {
+      m?.set(high, n + 1)
+      return
+    }
+    if (this.size >= this.max) return
+    if (!m) this.byLow.set(low, (m = new Map()))
+    m.set(high, 1)
+    this.size++
+  }
+
+  *entries(): IterableIterator<[number, number, number]> {
+    for (const [a, m] of this.byLow) for (const [b, n] of m) yield [a, b, n]
+  }
 }
 
 function noteIn(m: Map<number, Times>, id: number, time: number): void {
@@ -284,8 +317,6 @@ function noteIn(m: Map<number, Times>, id: number, time: number): void {
   note(t, time)
 }
 
-const pairOf = (a: number, b: number): number => (a < b ? a * PAIR + b : b * PAIR + a)
-
 /**
  * Assets grouped into builds. Pairs asked for together most often join first. Two groups join when
  * more than half the pairs across them were asked for together by some page (a route's chunk or a web font
@@ -294,16 +325,14 @@ const pairOf = (a: number, b: number): number => (a < b ? a * PAIR + b : b * PAI
  * asset that comes with it nearly every time (entry, stylesheet), and two builds' entries never
  * share a page. Returns each asset's group.
  */
-export function cluster(ids: readonly number[], together: ReadonlyMap<number, number>, name: (id: number) => string, pages: (id: number) => number): Map<number, number[]> {
+export function cluster(ids: readonly number[], together: Pairs, name: (id: number) => string, pages: (id: number) => number): Map<number, number[]> {
   const inSet = new Set(ids)
   // Ties broken by the paths, so the grouping never depends on the order evidence came in.
   const edges: {a: number; b: number; n: number; label: string}[] = []
-  for (const [key, n] of together) {
-    const a = Math.floor(key / PAIR)
-    const b = key % PAIR
+  for (const [a, b, n] of together.entries()) {
     if (inSet.has(a) && inSet.has(b)) edges.push({a, b, n, label: [name(a), name(b)].sort().join('\n')})
   }
-  const co = (x: number, y: number): number => together.get(pairOf(x, y)) ?? 0
+  const co = (x: number, y: number): number => together.get(x, y)
   const core = coreAssets(together, inSet, pages)
   edges.sort((x, y) => y.n - x.n || cmpText(x.label, y.label))
   const group = new Map<number, number[]>(ids.map((id) => [id, [id]]))
@@ -353,11 +382,9 @@ export function cluster(ids: readonly number[], together: ReadonlyMap<number, nu
  * Core assets: two that come together in nearly every page of each (an entry and its stylesheet).
  * A build's core is asked for by all its fresh page loads; a route's chunk or a web font is not.
  */
-function coreAssets(together: ReadonlyMap<number, number>, ids: ReadonlySet<number>, pages: (id: number) => number): Set<number> {
+function coreAssets(together: Pairs, ids: ReadonlySet<number>, pages: (id: number) => number): Set<number> {
   const core = new Set<number>()
-  for (const [key, n] of together) {
-    const a = Math.floor(key / PAIR)
-    const b = key % PAIR
+  for (const [a, b, n] of together.entries()) {
     if (ids.has(a) && ids.has(b) && n >= CORE_SHARE * pages(a) && n >= CORE_SHARE * pages(b)) core.add(a).add(b)
   }
   return core
@@ -369,9 +396,9 @@ function coreAssets(together: ReadonlyMap<number, number>, ids: ReadonlySet<numb
  * bridges two builds (an unchanged vendor chunk), where a build's own asset is asked for with at
  * most the shared ones of another.
  */
-function sharedAssets(groups: ReadonlyMap<number, number[]>, together: ReadonlyMap<number, number>, pages: (id: number) => number): Set<number> {
+function sharedAssets(groups: ReadonlyMap<number, number[]>, together: Pairs, pages: (id: number) => number): Set<number> {
   const shared = new Set<number>()
-  const co = (x: number, y: number): number => together.get(pairOf(x, y)) ?? 0
+  const co = (x: number, y: number): number => together.get(x, y)
   const distinct = [...new Set(groups.values())]
   for (const [id, mine] of groups) {
     for (const theirs of distinct) {

@@ -96,35 +96,45 @@ export class SessionTracker {
    * one build (`owner`), a page load of that build (or of no known build) is taken before those of
    * other builds: a browser with an old tab and a new page asks for the old tab's chunk from the old page.
    * Before all that, `fits` tells whether an asset goes with what a page load asked for before:
-   * only page loads it fits are taken when any are (builds of one length are told apart by their assets).
+   * only page loads it fits are taken when any live one is (builds of one length are told apart by their assets).
    */
   pageLoadFor(key: string, time: number, refererPath: string | undefined, owner?: Build, fits?: (pl: PageLoad) => boolean): PageLoad | undefined {
     const s = this.session(key)
     if (!s) return undefined
-    let unfit: Set<PageLoad> | undefined
-    if (fits && s.pageLoads.length > 1) {
-      let fitting = 0
-      for (const pl of s.pageLoads) {
-        if (fits(pl)) fitting++
-        else (unfit ??= new Set()).add(pl)
-      }
-      if (fitting === 0) unfit = undefined
-    }
+    // One page load is taken whether the asset fits it or not: `fits` is asked only among several,
+    // and only of a page load that could change the choice (a session can hold 64 live ones).
+    const test = s.pageLoads.length > 1 ? fits : undefined
+    // The choice among the live page loads the asset fits, and among all of them (when it fits none).
     let newest: PageLoad | undefined
     let named: PageLoad | undefined
     let owned: PageLoad | undefined
+    let anyNewest: PageLoad | undefined
+    let anyNamed: PageLoad | undefined
+    let anyOwned: PageLoad | undefined
+    let anyOwnedNamed: PageLoad | undefined
     for (let i = s.pageLoads.length - 1; i >= 0; i--) {
       const pl = s.pageLoads[i]
-      if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time || unfit?.has(pl)) continue
+      if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time) continue
       const byReferer = refererPath !== undefined && pl.path === refererPath
       // A page of unknown build (a revalidated shell) may be of the owner's build too.
-      if (owner !== undefined && (pl.build === owner || pl.build === undefined)) {
+      const ours = owner !== undefined && (pl.build === owner || pl.build === undefined)
+      if (test) {
+        if (ours && byReferer) anyOwnedNamed ??= pl
+        if (ours) anyOwned ??= pl
+        if (byReferer) anyNamed ??= pl
+        anyNewest ??= pl
+        // Every live page load is tested until one fits (newest): so none fits when newest stays undefined.
+        const matters = newest === undefined || (ours && (byReferer || owned === undefined)) || (byReferer && named === undefined)
+        if (!matters || !test(pl)) continue
+      }
+      if (ours) {
         if (byReferer) return pl
         owned ??= pl
       }
       if (byReferer) named ??= pl
       newest ??= pl
     }
+    if (test && newest === undefined) return anyOwnedNamed ?? anyOwned ?? anyNamed ?? anyNewest
     return owned ?? named ?? newest
   }
 

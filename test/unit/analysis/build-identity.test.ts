@@ -5,7 +5,7 @@
  * their own shell (SPA fallback), and pages that load their build's assets.
  */
 import {Analyzer} from '../../../src/analysis/analyzer'
-import {cluster} from '../../../src/analysis/build-identity'
+import {cluster, PairCounts} from '../../../src/analysis/build-identity'
 import type {PageCensus} from '../../../src/model/page-census'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import type {AccessEvent} from '../../../src/model/access-event'
@@ -392,8 +392,11 @@ describe('logs that name no pod (combined)', () => {
 })
 
 describe('grouping assets into builds', () => {
-  const PAIR = 2 ** 21
-  const together = (pairs: [number, number, number][]): Map<number, number> => new Map(pairs.map(([a, b, n]) => [Math.min(a, b) * PAIR + Math.max(a, b), n]))
+  const together = (pairs: [number, number, number][]): PairCounts => {
+    const t = new PairCounts()
+    for (const [a, b, n] of pairs) for (let i = 0; i < n; i++) t.bump(a, b)
+    return t
+  }
   const groups = (g: Map<number, number[]>): number[][] => [...new Set(g.values())].map((x) => [...x].sort((a, b) => a - b)).sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))
 
   it('joins a route\'s chunk and a web font to their build (each comes with only some of its pages)', () => {
@@ -401,6 +404,19 @@ describe('grouping assets into builds', () => {
     const t = together([[0, 1, 40], [0, 2, 40], [1, 2, 40], [3, 0, 9], [3, 1, 9], [3, 2, 9], [4, 0, 14], [4, 1, 14], [4, 2, 14], [5, 0, 20], [5, 1, 20], [5, 2, 20], [5, 3, 4], [5, 4, 7]])
     const pages = [40, 40, 40, 9, 14, 20]
     expect(groups(cluster([0, 1, 2, 3, 4, 5], t, String, (id) => pages[id] ?? 0))).toEqual([[0, 1, 2, 3, 4, 5]])
+  })
+
+  it('counts a pair the same either way round, lists it lower id first, and stops taking new pairs at its bound', () => {
+    const t = new PairCounts(3)
+    t.bump(5, 2)
+    t.bump(2, 5)
+    t.bump(7, 1)
+    t.bump(2 ** 21 + 4, 0)
+    t.bump(9, 8)
+    // Full: a new pair is not taken, one already counted still counts.
+    t.bump(5, 2)
+    expect([t.get(2, 5), t.get(5, 2), t.get(1, 7), t.get(0, 2 ** 21 + 4), t.get(8, 9), t.get(3, 4)]).toEqual([3, 3, 1, 1, 0, 0])
+    expect([...t.entries()].sort((x, y) => x[0] - y[0])).toEqual([[0, 2 ** 21 + 4, 1], [1, 7, 1], [2, 5, 3]])
   })
 
   it('keeps two builds apart when their entries never share a page, whatever they share', () => {
