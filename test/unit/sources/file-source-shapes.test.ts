@@ -62,6 +62,25 @@ describe('a saved API page on one line longer than MAX_LINE (issue 14, item 3)',
   })
 })
 
+describe('a saved API page decoded in slices', () => {
+  it('keeps every character that a slice boundary cuts in two (2-, 3- and 4-byte UTF-8)', async () => {
+    // 300 events of about 1.6 KB, each user agent 150 times "é中😀" after a prefix of its own length:
+    // the page's 32 KB slice boundaries fall inside characters. Pretty-printed, as a page saved from
+    // a browser or jq: read as a document, not as lines.
+    const agents = Array.from({length: 300}, (_, i) => `UA/${i} ${'x'.repeat(i % 7)}${'é中😀'.repeat(150)}`)
+    const page = Buffer.from(JSON.stringify({data: agents.map((ua, i) => {
+      const e = ddEvent(i) as {attributes: {message: string}}
+      e.attributes.message = e.attributes.message.replace('Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0', ua)
+      return e
+    })}, null, 1))
+    const cut = Array.from({length: Math.floor(page.length / 32768)}, (_, k) => (k + 1) * 32768).filter((b) => ((page[b] as number) & 0xc0) === 0x80)
+    expect(cut.length).toBeGreaterThanOrEqual(3)
+    const {batches, source} = await read('utf8-page.json', page)
+    expect(source.stats).toMatchObject({format: 'json-documents', records: 300, skipped: 0})
+    expect(events(batches).map((e) => e.userAgent)).toEqual(agents)
+  })
+})
+
 describe('a first line longer than MAX_LINE that is no JSON', () => {
   it('is counted as too long, and the lines after it are read in their format', async () => {
     const line = '203.0.113.9 - - [29/Nov/2026:14:00:00 +0000] "GET /a.js HTTP/1.1" 200 100 "-" "curl/8"'
