@@ -19,6 +19,11 @@ export interface SearchDoc {
   /** Reserved top-level attributes: service, host, status, source. */
   reserved: Record<string, unknown>
   tags: string[]
+  /**
+   * The tags by their lowercased key: each `key:value` under every lowercased prefix before one of
+   * its colons (`a:b:c` under `a` as `b:c`, and under `a:b` as `c`), as a term `key:value` reads them.
+   */
+  tagValues: Map<string, string[]>
   message: string
 }
 
@@ -123,13 +128,18 @@ interface ValueSet {
 function valueSet(raws: readonly string[]): ValueSet {
   const out: ValueSet = {exact: new Set(), tests: []}
   const patterns: string[] = []
+  const within: string[] = []
   for (const raw of raws) {
     const v = parseValue(raw)
     if (v.regex === undefined) out.exact.add(v.literal)
+    else if (/^\*[^*?\\"]+\*$/.test(raw)) within.push(raw.slice(1, -1))
     else patterns.push(v.regex.source.slice(1, -1))
   }
-  // The patterns of a list (`(*bot* OR *spider* OR ...)`) as one anchored alternation: one pass of
-  // the regex engine per value instead of one per pattern.
+  // `*word*` (no other wildcard, escape or quote) is a plain search within the value: the lists of
+  // bot words are made of them, and an alternation of `.*word.*` backtracks over every value.
+  if (within.length > 0) out.tests.push((value) => isScalar(value) && within.some((w) => String(value).includes(w)))
+  // The other patterns of a list as one anchored alternation: one pass of the regex engine per
+  // value instead of one per pattern.
   if (patterns.length > 0) {
     const re = new RegExp(`^(?:${patterns.join('|')})$`, 's')
     out.tests.push((value) => isScalar(value) && re.test(String(value)))
@@ -218,19 +228,36 @@ function freeText(raw: string): Matcher {
 const RESERVED = new Set(['service', 'host', 'status'])
 
 function fieldMatcher(key: string, values: ValueSet): Matcher {
-  const any = (v: unknown): boolean => (isScalar(v) && values.exact.has(String(v))) || values.tests.some((t) => t(v))
+  // A number is among the literals when its decimal text is (200 for `200`): looked up as a number,
+  // without making its text, for the literals that are a number's own text.
+  const numbers = new Set([...values.exact].filter((l) => String(Number(l)) === l).map(Number))
+  const {exact, tests} = values
+  const any = (v: unknown): boolean =>
+    (typeof v === 'number' ? numbers.has(v) : (typeof v === 'string' && exact.has(v)) || (typeof v === 'boolean' && exact.has(String(v)))) ||
+    (tests.length > 0 && tests.some((t) => t(v)))
   if (key.startsWith('@')) {
-    const path = unescape(key.slice(1)).split('.')
+    const at = attributeAt(unescape(key.slice(1)).split('.'))
     return (d) => {
-      let cur: unknown = d.attributes
-      for (const p of path) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[p] : undefined
+      const cur = at(d.attributes)
       return Array.isArray(cur) ? cur.some(any) : any(cur)
     }
   }
   if (RESERVED.has(key)) return (d) => any(d.reserved[key])
   // Tags (and `source:`) match case-insensitively, as Datadog lowercases tags.
-  const prefix = `${key.toLowerCase()}:`
-  return (d) => d.tags.some((t) => t.toLowerCase().startsWith(prefix) && any(t.slice(prefix.length))) || (key === 'source' && any(d.reserved.source))
+  const lower = key.toLowerCase()
+  return (d) => d.tagValues.get(lower)?.some(any) === true || (key === 'source' && any(d.reserved.source))
+}
+
+/**
+ * The value at an attribute path (`http.status_code`), as a function made for that path: a property
+ * read per step where a loop over the path's names made every read a keyed lookup (a search of a
+ * day runs each matcher over tens of thousands of logs).
+ */
+function attributeAt(path: readonly string[]): (attributes: Record<string, unknown>) => unknown {
+  const steps = path.map((_p, k) => `c = c !== null && typeof c === 'object' ? c[p[${k}]] : undefined`).join('\n')
+  // The names are passed as data (p), never written into the code.
+  const read = new Function('p', `return (a) => {\nlet c = a\n${steps}\nreturn c\n}`) as (p: readonly string[]) => (a: Record<string, unknown>) => unknown
+  return read(path)
 }
 
 function tokenize(q: string): Token[] {
@@ -296,8 +323,17 @@ export function docOf(item: Record<string, unknown>): SearchDoc {
   const attributes = (outer.attributes ?? {}) as Record<string, unknown>
   const tags = Array.isArray(outer.tags) ? outer.tags.filter((t): t is string => typeof t === 'string') : []
   const source = tags.find((t) => t.startsWith('source:'))?.slice(7)
+  const tagValues = new Map<string, string[]>()
+  for (const t of tags) {
+    for (let colon = t.indexOf(':'); colon !== -1; colon = t.indexOf(':', colon + 1)) {
+      const k = t.slice(0, colon).toLowerCase()
+      const values = tagValues.get(k)
+      if (values) values.push(t.slice(colon + 1))
+      else tagValues.set(k, [t.slice(colon + 1)])
+    }
+  }
   return {
-    attributes, tags, message: typeof outer.message === 'string' ? outer.message : '',
+    attributes, tags, tagValues, message: typeof outer.message === 'string' ? outer.message : '',
     reserved: {service: outer.service, host: outer.host, status: outer.status, source},
   }
 }

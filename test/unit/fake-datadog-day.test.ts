@@ -112,6 +112,11 @@ describe('search syntax', () => {
     expect(ids('@network.bytes_written:(1843 OR 2011 OR 3301)')).toEqual(['L7'])
     expect(ids('@http.url_details.path:("/v1" OR \\/api\\/*)')).toEqual(['L4', 'L5'])
     expect(ids('@http.method:(GET OR HEAD)')).toEqual(['L1', 'L2', 'L3', 'L5', 'L6', 'L7'])
+    // `*word*` lists (the bot words) match within a value, case-sensitively, beside other patterns.
+    expect(ids('@http.url_details.path:(*uil* OR *api*)')).toEqual(['L2', 'L3', 'L4'])
+    expect(ids('@http.url_details.path:(*UIL* OR *ap?\\/*)')).toEqual(['L4'])
+    expect(ids('@http.url_details.path:(*dex.h* OR \\/v*)')).toEqual(['L5', 'L7'])
+    expect(ids('@http.url_details.path:("*uil*" OR *\\**)')).toEqual([])
   })
 
   it('quoted phrases: free text anywhere in the message, case-insensitively; a quoted value has no wildcards', () => {
