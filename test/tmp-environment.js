@@ -31,7 +31,10 @@ class TmpEnvironment extends TestEnvironment {
   async teardown() {
     // SKEWSCAN_CPU_LOG=FILE: a line per test file, the CPU-seconds it took (the worker's own and those
     // of every child it waited for: the CLIs it ran), to find where the suite's CPU goes.
-    if (process.env.SKEWSCAN_CPU_LOG && this.cpu0 !== undefined) appendFileSync(process.env.SKEWSCAN_CPU_LOG, `${((cpuNow() - this.cpu0) / 100).toFixed(1)} ${this.testPath}\n`)
+    if (process.env.SKEWSCAN_CPU_LOG && this.cpu0 !== undefined) {
+      const [own, children] = cpuNow().map((t, i) => ((t - this.cpu0[i]) / 100).toFixed(1))
+      appendFileSync(process.env.SKEWSCAN_CPU_LOG, `${(Number(own) + Number(children)).toFixed(1)} ${this.testPath} (own ${own}, children ${children})\n`)
+    }
     let left = []
     try {
       left = readdirSync(this.own)
@@ -47,10 +50,10 @@ class TmpEnvironment extends TestEnvironment {
   }
 }
 
-/** This process's CPU time and its waited-for children's, in clock ticks (1/100 s on Linux): /proc/self/stat's utime, stime, cutime, cstime. */
+/** This process's CPU time, and its waited-for children's, in clock ticks (1/100 s on Linux): /proc/self/stat's utime + stime, cutime + cstime. */
 function cpuNow() {
   const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
-  return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
+  return [Number(f[11]) + Number(f[12]), Number(f[13]) + Number(f[14])]
 }
 
 module.exports = TmpEnvironment
