@@ -72,4 +72,12 @@ describe('the page load of an asset request', () => {
     expect(asked).toHaveLength(64)
     expect(new Set(asked).size).toBe(64)
   })
+
+  it('a session keeps its 64 newest page loads: the 65th forgets the oldest', () => {
+    const {t, pls} = session(Array.from({length: 70}, (_x, k) => ({at: k * 1000})))
+    const asked: PageLoad[] = []
+    expect(t.pageLoadFor('s', 80_000, undefined, undefined, (pl) => asked.push(pl) > 0 && pl === pls[0])).toBe(pls[69])
+    expect(asked).toEqual(pls.slice(6).reverse())
+    expect(t.pageLoadFor('s', 80_000, undefined, undefined, (pl) => pl === pls[6])).toBe(pls[6])
+  })
 })
