@@ -5,7 +5,7 @@
  * printed and written to bench/RESULTS.md with a description of the machine.
  */
 import {spawnSync} from 'node:child_process'
-import {createReadStream, createWriteStream, existsSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {closeSync, createReadStream, createWriteStream, existsSync, openSync, readSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {pipeline} from 'node:stream/promises'
 import {createGzip} from 'node:zlib'
 import {cpus, loadavg, totalmem} from 'node:os'
@@ -14,12 +14,11 @@ import {createInterface} from 'node:readline'
 import {costCases, costSection} from './cost'
 import {datadogPullCases, datadogPullSection, realisticDayCases, realisticDaySection} from './datadog-pull'
 import {generate, OUT} from './generate'
+import {REPEAT, RUN} from './log-files'
+import {generateRepeated} from './repeat-capture'
 
 const ROOT = join(__dirname, '..')
-/** The installed CLI, started through its #! line as a user's shell starts it. */
-const RUN = join(ROOT, 'bin', 'run.js')
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 3)
 
 interface Measure {
   wall: number
@@ -93,6 +92,22 @@ function which(cmd: string): boolean {
 
 const fmt = (n: number, d = 2): string => n.toFixed(d)
 
+/** The lines of a file (its newlines), counted in 1 MB reads. */
+function lineCount(path: string): number {
+  const fd = openSync(path, 'r')
+  const buf = Buffer.alloc(1 << 20)
+  let n = 0
+  try {
+    for (let got = readSync(fd, buf); got > 0; got = readSync(fd, buf)) for (let at = buf.indexOf(10); at !== -1 && at < got; at = buf.indexOf(10, at + 1)) n++
+  } finally {
+    closeSync(fd)
+  }
+  return n
+}
+
+/** jq on text lines: each one's combined fields by a regular expression, the requests answered 200. */
+const TEXT_JQ = 'capture("^(?<ip>\\\\S+) \\\\S+ \\\\S+ \\\\[(?<time>[^]]+)\\\\] \\"(?<request>[^\\"]*)\\" (?<status>[0-9]+) (?<bytes>[0-9-]+)") | select(.status == "200") | .request'
+
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0] ?? 0
   const inputs = await generate()
@@ -106,37 +121,60 @@ async function main(): Promise<void> {
     process.stdout.write(`${s}\n`)
   }
 
-  // Throughput on Datadog NDJSON against a bare readline + JSON.parse pass, and against jq.
-  const [base, ours] = interleaved([['node', [join(__dirname, 'baseline.js'), dd200k]], [RUN, ['analyze', dd200k, '--json']]], REPEAT) as [Measure, Measure]
-  const mb = statSync(dd200k).size / 1e6
-  say(`| Datadog NDJSON 200k events (${fmt(mb, 0)} MB): readline + JSON.parse baseline | ${fmt(base.wall)} s | ${fmt(200_000 / base.wall / 1000, 1)}k events/s | ${fmt(mb / base.wall, 0)} MB/s | ${fmt(base.rssMB, 0)} MB |`)
-  say(`| Datadog NDJSON 200k events: skewscan analyze --json | ${fmt(ours.wall)} s | ${fmt(200_000 / ours.wall / 1000, 1)}k events/s | ${fmt(mb / ours.wall, 0)} MB/s | ${fmt(ours.rssMB, 0)} MB |`)
-  const ratio = base.wall / ours.wall
-  targets.push(['analyze at least as fast as readline + JSON.parse on the 200k-event file (ratio >= 1.0)', ratio >= 1, `ratio ${fmt(ratio)}`])
+  // Throughput (issue 28), on two kinds of file in each format: the simulator's traffic (a deploy
+  // every 30 minutes) and a real capture laid end to end (a deploy a minute, the same builds coming
+  // back). Each against a bare one-core parse of the same file, jq, and for text lines GoAccess,
+  // run in turn (interleaved: a machine that slows down weighs on all alike).
+  const repeated = await generateRepeated()
+  const kinds = [
+    {what: 'Datadog NDJSON, simulated traffic', path: dd200k, json: true},
+    {what: 'Datadog NDJSON, a real capture end to end', path: repeated.ddCaptures, json: true},
+    {what: 'ingress-nginx lines, simulated traffic', path: ingress, json: false},
+    {what: 'combined lines, a real capture end to end', path: repeated.combinedCaptures, json: false},
+  ]
+  const hasJq = which('jq')
+  const hasGoaccess = which('goaccess')
+  let ours: Measure | undefined
+  for (const {what, path, json} of kinds) {
+    const n = lineCount(path)
+    const size = statSync(path).size / 1e6
+    const unit = json ? 'events' : 'lines'
+    const commands: [string, [string, string[]]][] = [
+      [json ? 'readline + JSON.parse (one core)' : 'readline + a combined regex (one core)', ['node', [join(__dirname, json ? 'baseline.js' : 'text-baseline.js'), path]]],
+      ['skewscan analyze --json', [RUN, ['analyze', path, '--json']]],
+    ]
+    if (hasJq) commands.push(['jq', ['jq', json ? ['-c', 'select(.attributes.attributes.http.status_code==200) | .id', path] : ['-R', '-c', TEXT_JQ, path]]])
+    if (!json && hasGoaccess) commands.push(['GoAccess --log-format=COMBINED', ['goaccess', ['--log-format=COMBINED', '-o', join(OUT, 'goaccess.json'), path]]])
+    const measured = interleaved(commands.map(([, c]) => c), REPEAT)
+    const [base, analyze] = measured as [Measure, Measure]
+    commands.forEach(([name], k) => {
+      const m = measured[k] as Measure
+      const vs = k === 0 ? '' : ` (x${fmt(m.wall / analyze.wall)} of analyze)`
+      say(`| ${what}, ${fmt(n / 1000, 0)}k ${unit} (${fmt(size, 0)} MB): ${name}${k === 1 ? '' : vs} | ${fmt(m.wall)} s | ${fmt(m.cpu)} s | ${fmt(n / m.wall / 1000, 1)}k ${unit}/s | ${fmt(m.rssMB, 0)} MB |`)
+    })
+    targets.push([`${what}: analyze at least 1.5x the one-core parse`, base.wall / analyze.wall >= 1.5, `x${fmt(base.wall / analyze.wall)}`])
+    const jq = commands.findIndex(([name]) => name === 'jq')
+    if (jq < 0) targets.push([`${what}: analyze at least 2x jq`, false, 'jq not installed: not measured'])
+    else targets.push([`${what}: analyze at least 2x jq`, (measured[jq] as Measure).wall / analyze.wall >= 2, `x${fmt((measured[jq] as Measure).wall / analyze.wall)}`])
+    if (!json) {
+      const ga = commands.findIndex(([name]) => name.startsWith('GoAccess'))
+      if (ga < 0) targets.push([`${what}: analyze at least 5x GoAccess`, false, 'goaccess not installed (Debian package goaccess): not measured'])
+      else targets.push([`${what}: analyze at least 5x GoAccess`, (measured[ga] as Measure).wall / analyze.wall >= 5, `x${fmt((measured[ga] as Measure).wall / analyze.wall)}`])
+    }
+    if (path === dd200k) ours = analyze
+  }
+  if (!ours) throw new Error('no 200k measure')
   // The single-thread path on the same file, for comparison (the hidden --workers 0).
   const plain = median(RUN, ['analyze', dd200k, '--json', '--workers', '0'])
-  say(`| Datadog NDJSON 200k events: skewscan analyze --json --workers 0 (one thread) | ${fmt(plain.wall)} s | ${fmt(200_000 / plain.wall / 1000, 1)}k events/s | ${fmt(mb / plain.wall, 0)} MB/s | ${fmt(plain.rssMB, 0)} MB |`)
-  if (which('jq')) {
-    const jq = median('jq', ['-c', 'select(.attributes.attributes.http.status_code==200) | .id', dd200k])
-    say(`| Datadog NDJSON 200k events: jq select | ${fmt(jq.wall)} s | ${fmt(200_000 / jq.wall / 1000, 1)}k events/s | ${fmt(mb / jq.wall, 0)} MB/s | ${fmt(jq.rssMB, 0)} MB |`)
-    targets.push(['analyze at least 1.5x faster than jq', jq.wall / ours.wall >= 1.5, `jq/analyze ${fmt(jq.wall / ours.wall)}`])
-  } else {
-    targets.push(['analyze at least 1.5x faster than jq', false, 'jq not installed: not measured'])
-  }
-
-  // Raw ingress-nginx lines.
-  const nginx = median(RUN, ['analyze', ingress, '--json'])
-  const lps = 1_000_000 / nginx.wall
-  say(`| ingress-nginx 1M lines: skewscan analyze --json | ${fmt(nginx.wall)} s | ${fmt(lps / 1000, 1)}k lines/s | ${fmt(statSync(ingress).size / 1e6 / nginx.wall, 0)} MB/s | ${fmt(nginx.rssMB, 0)} MB |`)
-  targets.push(['raw nginx lines at least 300k lines/s', lps >= 300_000, `${fmt(lps / 1000, 0)}k lines/s`])
+  say(`| Datadog NDJSON, simulated traffic: skewscan analyze --json --workers 0 (one thread) | ${fmt(plain.wall)} s | ${fmt(plain.cpu)} s | ${fmt(200_000 / plain.wall / 1000, 1)}k events/s | ${fmt(plain.rssMB, 0)} MB |`)
 
   // Memory: flat in the input size. And throughput on the large file, where fixed costs (start-up,
   // compiling the hot code in each thread) weigh less.
   const mb2m = statSync(dd2m).size / 1e6
   const base2m = measure('node', [join(__dirname, 'baseline.js'), dd2m])
-  say(`| Datadog NDJSON 2M events (${fmt(mb2m, 0)} MB): readline + JSON.parse baseline | ${fmt(base2m.wall)} s | ${fmt(2_000_000 / base2m.wall / 1000, 1)}k events/s | ${fmt(mb2m / base2m.wall, 0)} MB/s | ${fmt(base2m.rssMB, 0)} MB |`)
+  say(`| Datadog NDJSON 2M events (${fmt(mb2m, 0)} MB): readline + JSON.parse baseline | ${fmt(base2m.wall)} s | ${fmt(base2m.cpu)} s | ${fmt(2_000_000 / base2m.wall / 1000, 1)}k events/s | ${fmt(base2m.rssMB, 0)} MB |`)
   const big = median(RUN, ['analyze', dd2m, '--json'])
-  say(`| Datadog NDJSON 2M events: skewscan analyze --json | ${fmt(big.wall)} s | ${fmt(2_000_000 / big.wall / 1000, 1)}k events/s | ${fmt(mb2m / big.wall, 0)} MB/s | ${fmt(big.rssMB, 0)} MB |`)
+  say(`| Datadog NDJSON 2M events: skewscan analyze --json | ${fmt(big.wall)} s | ${fmt(big.cpu)} s | ${fmt(2_000_000 / big.wall / 1000, 1)}k events/s | ${fmt(big.rssMB, 0)} MB |`)
   targets.push(['analyze at least as fast as readline + JSON.parse on the 2M-event file (ratio >= 1.0)', base2m.wall >= big.wall, `ratio ${fmt(base2m.wall / big.wall)}`])
   targets.push(['peak RSS on 2M events at most 1.2x the peak on 200k', big.rssMB <= ours.rssMB * 1.2, `${fmt(big.rssMB, 0)} MB vs ${fmt(ours.rssMB, 0)} MB (x${fmt(big.rssMB / ours.rssMB)})`])
   targets.push(['peak RSS on 2M events under 300 MB', big.rssMB < 300, `${fmt(big.rssMB, 0)} MB`])
@@ -144,19 +182,19 @@ async function main(): Promise<void> {
   // The same file gzipped (how exports are often kept): streamed to the workers.
   const gz = await gzipped(dd200k, 'dd-200k.ndjson.gz')
   const gzr = median(RUN, ['analyze', gz, '--json'])
-  say(`| Datadog NDJSON 200k events gzipped (${fmt(statSync(gz).size / 1e6, 0)} MB): skewscan analyze --json | ${fmt(gzr.wall)} s | ${fmt(200_000 / gzr.wall / 1000, 1)}k events/s | ${fmt(mb / gzr.wall, 0)} MB/s | ${fmt(gzr.rssMB, 0)} MB |`)
+  say(`| Datadog NDJSON 200k events gzipped (${fmt(statSync(gz).size / 1e6, 0)} MB): skewscan analyze --json | ${fmt(gzr.wall)} s | ${fmt(gzr.cpu)} s | ${fmt(200_000 / gzr.wall / 1000, 1)}k events/s | ${fmt(gzr.rssMB, 0)} MB |`)
 
   // Newest-first (a Log Explorer export's order): found out of order, then sorted in runs spilled to disk.
   const newest = await reversed(dd200k, 'dd-200k-newest.ndjson')
   const nf = median(RUN, ['analyze', newest, '--json'])
-  say(`| Datadog NDJSON 200k events newest-first: skewscan analyze --json | ${fmt(nf.wall)} s | ${fmt(200_000 / nf.wall / 1000, 1)}k events/s | ${fmt(mb / nf.wall, 0)} MB/s | ${fmt(nf.rssMB, 0)} MB |`)
+  say(`| Datadog NDJSON 200k events newest-first: skewscan analyze --json | ${fmt(nf.wall)} s | ${fmt(nf.cpu)} s | ${fmt(200_000 / nf.wall / 1000, 1)}k events/s | ${fmt(nf.rssMB, 0)} MB |`)
 
   // Start-up against node -e 0.
   // Runs of a fraction of a second: more of them, since one stray scheduling delay weighs more.
   const [node0, help, tiny] = interleaved([['node', ['-e', '0']], [RUN, ['--help']], [RUN, ['analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json']]], Math.max(REPEAT, 11)) as [Measure, Measure, Measure]
-  say(`| start-up: node -e 0 | ${fmt(node0.wall)} s | | | ${fmt(node0.rssMB, 0)} MB |`)
-  say(`| start-up: skewscan --help | ${fmt(help.wall)} s | x${fmt(help.wall / node0.wall, 1)} | | ${fmt(help.rssMB, 0)} MB |`)
-  say(`| start-up: skewscan analyze on a 277-line fixture | ${fmt(tiny.wall)} s | x${fmt(tiny.wall / node0.wall, 1)} | | ${fmt(tiny.rssMB, 0)} MB |`)
+  say(`| start-up: node -e 0 | ${fmt(node0.wall)} s | ${fmt(node0.cpu)} s | | ${fmt(node0.rssMB, 0)} MB |`)
+  say(`| start-up: skewscan --help | ${fmt(help.wall)} s | ${fmt(help.cpu)} s | x${fmt(help.wall / node0.wall, 1)} | ${fmt(help.rssMB, 0)} MB |`)
+  say(`| start-up: skewscan analyze on a 277-line fixture | ${fmt(tiny.wall)} s | ${fmt(tiny.cpu)} s | x${fmt(tiny.wall / node0.wall, 1)} | ${fmt(tiny.rssMB, 0)} MB |`)
   targets.push(['skewscan --help at most 3x node -e 0', help.wall <= node0.wall * 3, `x${fmt(help.wall / node0.wall, 1)}`])
   targets.push(['fixed cost of an offline run at most 3x node -e 0', tiny.wall <= node0.wall * 3, `x${fmt(tiny.wall / node0.wall, 1)}`])
 
@@ -168,10 +206,12 @@ async function main(): Promise<void> {
   const realistic = await realisticDayCases((s) => process.stdout.write(`${s}\n`))
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`
+  const version = (cmd: string, arg: string): string => (spawnSync(cmd, [arg], {encoding: 'utf8'}).stdout ?? '').split('\n')[0]?.trim() || 'not installed'
+  const tools = `jq: ${hasJq ? version('jq', '--version') : 'not installed'}; GoAccess: ${hasGoaccess ? version('goaccess', '--version') : 'not installed'}`
   const load = `load average ${fmt(loadBefore)} before the run and ${fmt(loadavg()[0] ?? 0)} after it (other work on the machine adds noise)`
   const md = [
-    '# Benchmark results', '', `Machine: ${machine}; ${load}. Medians of ${REPEAT} runs (wall time and peak RSS each on its own; the 2M baseline runs once; the 200k baseline and analyze runs alternate, as do the start-up runs, ${Math.max(REPEAT, 11)} each). skewscan is started through bin/run.js's #! line, as an installed \`skewscan\` is. Wall time from the clock, CPU and peak RSS (the whole process, worker threads included) from GNU time. Produced by \`npm run bench\`.`, '',
-    '| what | wall | throughput | | peak RSS |', '| --- | ---: | ---: | ---: | ---: |', ...rows, '',
+    '# Benchmark results', '', `Machine: ${machine}; ${load}. ${tools}. Medians of ${REPEAT} runs (wall time, CPU time and peak RSS each on its own; the 2M baseline runs once; on each file of the first four, the one-core parse, analyze, jq and GoAccess run in turn, as do the start-up runs, ${Math.max(REPEAT, 11)} each). skewscan is started through bin/run.js's #! line, as an installed \`skewscan\` is. Wall time from the clock, CPU (user + system, worker threads included) and peak RSS from GNU time. The one-core parse of NDJSON is bench/baseline.js (readline + JSON.parse), of text lines bench/text-baseline.js (readline + one regular expression for the combined fields); the real capture laid end to end is bench/repeat-capture.ts (rr-3, a minute apart, request ids made unique). Produced by \`npm run bench\`.`, '',
+    '| what | wall | CPU | throughput | peak RSS |', '| --- | ---: | ---: | ---: | ---: |', ...rows, '',
     '| target | met | measured |', '| --- | --- | --- |', ...targets.map(([t, ok, m]) => `| ${t} | ${ok ? 'yes' : '**no**'} | ${m} |`), '',
     costSection(cost),
     datadogPullSection(pull),
