@@ -290,7 +290,8 @@ export class PairCounts implements Pairs {
   }
 
   bump(a: number, b: number): void {
-    const [low, high] = a < b ? [a, b] : [b, a]
+    const low = a < b ? a : b
+    const high = a < b ? b : a
     let m = this.byLow.get(low)
     const n = m?.get(high)
     if (n !== undefined) {

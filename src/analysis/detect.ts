@@ -563,22 +563,59 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
  * its own X-Request-Id again on another request, or to another app: that one differs in path,
  * status, bytes, address, app, host or pod).
  * Events with neither are never taken for copies: two identical requests in one second are real.
+ * Copies holds the events of one timestamp seen so far: by event id, else by request id and then
+ * those fields compared one by one (no key string made for every event: nearly every request id
+ * is seen once).
  */
-/** The events of one timestamp seen so far, by copyKey: which one is a copy of one seen before. */
 class Copies {
-  private keys: Map<string, RecordLocation> | undefined
+  private ids: Map<string, RecordLocation> | undefined
+  private requests: Map<string, Seen | Seen[]> | undefined
 
   /** Where the event was first read, for a copy of an event seen before; an event seen for the first time is remembered. */
   seen(e: AccessEvent): RecordLocation | undefined {
-    const key = copyKey(e)
-    if (key === undefined) return undefined
-    this.keys ??= new Map()
-    const first = this.keys.get(key)
-    if (first !== undefined) return first
-    this.keys.set(key, e.location)
+    if (e.id !== undefined) {
+      this.ids ??= new Map()
+      const first = this.ids.get(e.id)
+      if (first !== undefined) return first
+      this.ids.set(e.id, e.location)
+      return undefined
+    }
+    const rid = e.requestId
+    if (rid === undefined) return undefined
+    this.requests ??= new Map()
+    const had = this.requests.get(rid)
+    if (had === undefined) {
+      this.requests.set(rid, seenOf(e))
+      return undefined
+    }
+    const list = Array.isArray(had) ? had : [had]
+    for (const x of list) if (sameRequest(x, e)) return {file: x.file, line: x.line}
+    this.requests.set(rid, [...list, seenOf(e)])
     return undefined
   }
 }
+
+/** What Copies compares of an event besides its request id (the event itself is released once judged). */
+interface Seen {
+  path: string
+  status: number
+  bytes: number
+  clientIp: string
+  upstreamName: string | undefined
+  vhost: string | undefined
+  upstream: string | undefined
+  /** Where it was read (a RecordLocation is made only for a copy). */
+  file: string
+  line: number
+}
+
+function seenOf(e: AccessEvent): Seen {
+  const {file, line} = e.location
+  return {path: e.path, status: e.status, bytes: e.bytes, clientIp: e.clientIp, upstreamName: e.upstreamName, vhost: e.vhost, upstream: e.upstream, file, line}
+}
+
+const sameRequest = (x: Seen, e: AccessEvent): boolean => x.path === e.path && x.status === e.status && x.bytes === e.bytes &&
+  x.clientIp === e.clientIp && (x.upstreamName ?? '') === (e.upstreamName ?? '') && (x.vhost ?? '') === (e.vhost ?? '') && (x.upstream ?? '') === (e.upstream ?? '')
 
 /** A dropped copy: where it was, and what it shared with the record read before (for the skip's detail). */
 export interface DuplicateExample {
@@ -588,7 +625,7 @@ export interface DuplicateExample {
 
 /**
  * What a copy shared with its original, as said in its skip: the Datadog event id, or the request id
- * with the time, path, status, bytes, client, pod and app it was logged with (copyKey's parts). Log text: bounded.
+ * with the time, path, status, bytes, client, pod and app it was logged with (what Copies compares). Log text: bounded.
  */
 function matchedOf(e: AccessEvent, first: RecordLocation): string {
   const at = `${first.file === e.location.file ? 'line' : `${first.file.slice(-30)} line`} ${first.line}`
@@ -605,8 +642,3 @@ function matchedOf(e: AccessEvent, first: RecordLocation): string {
   return clean(cut(`same ${names} as ${at} (request id ${cut(e.requestId ?? '', 20)})`, 120))
 }
 
-function copyKey(e: AccessEvent): string | undefined {
-  if (e.id !== undefined) return e.id
-  if (e.requestId === undefined) return undefined
-  return `${e.requestId}\u0000${e.path}\u0000${e.status}\u0000${e.bytes}\u0000${e.clientIp}\u0000${e.upstreamName ?? ''}\u0000${e.vhost ?? ''}\u0000${e.upstream ?? ''}`
-}

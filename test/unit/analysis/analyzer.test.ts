@@ -378,6 +378,26 @@ describe('Analyzer: page loads and incidents', () => {
     expect(dup?.matched).toBe(`same request id, time, path, status, bytes, client and pod as line ${line - 1} (request id 529a007902362a5f513…)`)
     expect(dup?.matched.length).toBeLessThanOrEqual(120)
   })
+
+  it('a request id again with another path, status, bytes, client, pod, app or host is another request; a copy of any of them is a copy of that one', () => {
+    const r = {requestId: 'r1', upstream: '10.0.0.1:80'}
+    const first = line + 1
+    const events = [
+      ev('00:07', 'a', '/_build/app.js', 59, r),
+      ev('00:07', 'a', '/_build/vendor.js', 59, r),
+      ev('00:07', 'a', '/_build/app.js', 59, {...r, status: 404}),
+      ev('00:07', 'a', '/_build/app.js', 60, r),
+      ev('00:07', 'b', '/_build/app.js', 59, r),
+      ev('00:07', 'a', '/_build/app.js', 59, {...r, upstream: '10.0.0.2:80'}),
+      ev('00:07', 'a', '/_build/app.js', 59, {...r, upstreamName: 'default-shop-80'}),
+      ev('00:07', 'a', '/_build/app.js', 59, {...r, vhost: 'shop.example.com'}),
+      // A copy of the sixth (another pod): the copy of a later one of the same request id.
+      ev('00:07', 'a', '/_build/app.js', 59, {...r, upstream: '10.0.0.2:80'}),
+    ]
+    const {analyzer} = run(events)
+    expect(analyzer.duplicates).toBe(1)
+    expect(analyzer.duplicateExamples.map((d) => [d.location.line, d.matched.match(/as line (\d+)/)?.[1]])).toEqual([[first + 8, String(first + 5)]])
+  })
 })
 
 describe('Analyzer: declared deploys', () => {
