@@ -150,6 +150,13 @@ async function* inOrder<J>(jobs: Iterator<J> | AsyncIterator<J>, parser: Parser<
       }
       const head = out[0]
       if (!head) break
+      // The analysis runs on this thread in one chain of microtasks, in which no worker's answer is
+      // taken in: a turn of the event loop first, so that a head a worker has parsed is not parsed
+      // here again while that worker waits for its next job.
+      if (!head.done) {
+        await nextTurn()
+        topUp()
+      }
       // Parse the last job waiting here (the next one itself when no worker took it: the pool may
       // be busy with other files).
       while (!head.done) {
