@@ -5,7 +5,7 @@
  * printed and written to bench/RESULTS.md with a description of the machine.
  */
 import {spawnSync} from 'node:child_process'
-import {closeSync, createReadStream, createWriteStream, existsSync, openSync, readSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {closeSync, createReadStream, createWriteStream, existsSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {pipeline} from 'node:stream/promises'
 import {createGzip} from 'node:zlib'
 import {cpus, loadavg, totalmem} from 'node:os'
@@ -91,6 +91,16 @@ function which(cmd: string): boolean {
 }
 
 const fmt = (n: number, d = 2): string => n.toFixed(d)
+
+/**
+ * The results written, followed by the sections of the previous RESULTS.md that this run does not
+ * write (those other benchmarks put there: many hosts, builds at scale, start-up, ...), in their order.
+ */
+export function withOtherSections(md: string, previous: string): string {
+  const headings = new Set(md.split('\n').filter((l) => l.startsWith('## ')))
+  const kept = previous.split(/\n(?=## )/).slice(1).filter((section) => !headings.has(section.split('\n')[0] as string))
+  return [md.trimEnd(), ...kept.map((section) => section.trimEnd())].join('\n\n') + '\n'
+}
 
 /** The lines of a file (its newlines), counted in 1 MB reads. */
 function lineCount(path: string): number {
@@ -206,7 +216,7 @@ async function main(): Promise<void> {
   const realistic = await realisticDayCases((s) => process.stdout.write(`${s}\n`))
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`
-  const version = (cmd: string, arg: string): string => (spawnSync(cmd, [arg], {encoding: 'utf8'}).stdout ?? '').split('\n')[0]?.trim() || 'not installed'
+  const version = (cmd: string, arg: string): string => (spawnSync(cmd, [arg], {encoding: 'utf8'}).stdout ?? '').split('\n')[0]?.trim().replace(/\.$/, '') || 'not installed'
   const tools = `jq: ${hasJq ? version('jq', '--version') : 'not installed'}; GoAccess: ${hasGoaccess ? version('goaccess', '--version') : 'not installed'}`
   const load = `load average ${fmt(loadBefore)} before the run and ${fmt(loadavg()[0] ?? 0)} after it (other work on the machine adds noise)`
   const md = [
@@ -217,12 +227,15 @@ async function main(): Promise<void> {
     datadogPullSection(pull),
     realisticDaySection(realistic),
   ].join('\n')
-  writeFileSync(join(__dirname, 'RESULTS.md'), md)
+  const file = join(__dirname, 'RESULTS.md')
+  writeFileSync(file, withOtherSections(md, existsSync(file) ? readFileSync(file, 'utf8') : ''))
   targets.push(...cost.targets)
   process.stdout.write(`\n${targets.map(([t, ok, m]) => `${ok ? 'met    ' : 'NOT MET'} ${t}: ${m}`).join('\n')}\nwritten to bench/RESULTS.md\n`)
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
-  process.exitCode = 1
-})
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  })
+}
