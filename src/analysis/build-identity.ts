@@ -195,11 +195,11 @@ export class BuildEvidence {
     if (id === undefined) return
     const asked = pl.assetIds
     if (asked?.includes(id) || (asked && asked.length >= MAX_PAGE_ASSETS)) return
-    pl.assetIds = asked ? [...asked, id] : [id]
+    pl.assetIds = asked ? asked.concat(id) : [id]
     if (!initial && !alone) return
     const mine = pl.signature
     if (mine) for (const x of mine) this.together.bump(x, id)
-    pl.signature = mine ? [...mine, id] : [id]
+    pl.signature = mine ? mine.concat(id) : [id]
     const a = this.assets[id] as AssetEvidence
     note(a.pages, pl.time)
     if (initial) remember(a.pageRecent, pl.time)
