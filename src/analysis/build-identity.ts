@@ -141,6 +141,11 @@ export class BuildEvidence {
     if (version !== undefined) p.versions.set(p.versions.has(version) ? version : detach(version), (p.versions.get(version) ?? 0) + 1)
   }
 
+  /** A pod's name as kept here (one copy for every page load whose shell it served), else a copy of its own. */
+  podName(upstream: string): string {
+    return this.pods.get(upstream)?.name ?? detach(upstream)
+  }
+
   /**
    * The pod of this app a census names, or undefined when none answered it. A pod facet's value may
    * be its address alone (`network.destination.ip`) where the logs name it with its port

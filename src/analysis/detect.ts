@@ -410,7 +410,7 @@ export class Detector {
     // Crawlers and the probe load pages too, but they are not people.
     if (agent !== undefined) return
     const pl = app.sessions.startPageLoad(key, e.time, e.path, build, e.upstream)
-    if (e.upstream) pl.shellPod = detach(e.upstream)
+    if (e.upstream) pl.shellPod = app.evidence.podName(e.upstream)
     if (build) pl.shellBytes = e.bytes
     if (this.options.detail) pl.requests = [{time: e.time, path: e.path, status: e.status, bytes: e.bytes, build, ...(pl.shellPod ? {pod: pl.shellPod} : {})}]
     if (counted) return

@@ -82,7 +82,8 @@ export class SessionTracker {
       this.lastKey = key
       this.lastSession = s
     }
-    const pl: PageLoad = {id: this.ids.next++, session: key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0, pod: this.affinity.podId(upstream)}
+    // The session's own key: one copy for all its page loads (each event brings a copy of its own).
+    const pl: PageLoad = {id: this.ids.next++, session: s.key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0, pod: this.affinity.podId(upstream)}
     // concat makes an array of exactly the size needed (push reserves room for 16 more): most
     // sessions hold one or two page loads, and there are as many sessions as users in the horizon.
     s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? s.pageLoads.concat(pl) : [...s.pageLoads.slice(1), pl]
