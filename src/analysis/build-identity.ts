@@ -141,9 +141,15 @@ export class BuildEvidence {
     if (version !== undefined) p.versions.set(p.versions.has(version) ? version : detach(version), (p.versions.get(version) ?? 0) + 1)
   }
 
-  /** A pod's name as kept here (one copy for every page load whose shell it served), else a copy of its own. */
+  /** A pod's name as kept here (one copy for every page load and failure that names it), else a copy of its own. */
   podName(upstream: string): string {
     return this.pods.get(upstream)?.name ?? detach(upstream)
+  }
+
+  /** An asset path as kept here (one copy for every failure of it), else a copy of its own. */
+  assetPath(path: string): string {
+    const id = this.assetIds.get(path)
+    return id === undefined ? detach(path) : (this.assets[id] as AssetEvidence).path
   }
 
   /**

@@ -467,7 +467,7 @@ export class Detector {
     }
     this.traffic?.failure(app.name, time)
     app.failures.add(
-      {time, pageLoad: pl, session: pl.session, path: detach(e.path), status: e.status, reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
+      {time, pageLoad: pl, session: pl.session, path: app.evidence.assetPath(e.path), status: e.status, reason: reason.reason, kind: assetKind(e.path), phase: pl.lazy ? 'lazy' : 'initial', serving: reason.serving, pod: e.upstream === undefined ? undefined : app.evidence.podName(e.upstream)},
       () => this.detailOf(e),
     )
   }
@@ -489,7 +489,7 @@ export class Detector {
     app.assetBytes.set(path, e.bytes)
     app.pending.forgetBefore(e.time - this.options.horizonMs)
     app.pending.add({
-      entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, status: e.status, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined, pod: e.upstream === undefined ? undefined : detach(e.upstream)},
+      entry: {time: e.time, pageLoad: pl, session: detach(pl.session), path, status: e.status, reason: 'fallback', kind: assetKind(path), phase: pl.lazy ? 'lazy' : 'initial', serving: undefined, pod: e.upstream === undefined ? undefined : app.evidence.podName(e.upstream)},
       bytes: e.bytes, clientIp: detach(boundText(e.clientIp)), userAgent: this.keep(e.userAgent), detail: this.keepDetail ? this.detailOf(e) : undefined,
     })
   }
