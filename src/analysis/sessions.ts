@@ -102,32 +102,29 @@ export class SessionTracker {
   pageLoadFor(key: string, time: number, refererPath: string | undefined, owner?: Build, fits?: (pl: PageLoad) => boolean): PageLoad | undefined {
     const s = this.session(key)
     if (!s) return undefined
-    // One page load is taken whether the asset fits it or not: `fits` is asked only among several,
-    // and only of a page load that could change the choice (a session can hold 64 live ones).
-    const test = s.pageLoads.length > 1 ? fits : undefined
-    // The choice among the live page loads the asset fits, and among all of them (when it fits none).
+    // One page load is taken whether the asset fits it or not: `fits` is asked only among several.
+    if (!fits || s.pageLoads.length < 2) return this.choose(s, time, refererPath, owner)
+    // None when the asset fits no live page load: then the choice among all of them.
+    return this.choose(s, time, refererPath, owner, fits) ?? this.choose(s, time, refererPath, owner)
+  }
+
+  /**
+   * pageLoadFor's choice among a session's live page loads, those `fits` allows when it is given:
+   * asked only of a page load that could change the choice (a session can hold 64 live ones), and
+   * of every live one until one fits (the newest), so undefined means that none fits.
+   */
+  private choose(s: Session, time: number, refererPath: string | undefined, owner: Build | undefined, fits?: (pl: PageLoad) => boolean): PageLoad | undefined {
     let newest: PageLoad | undefined
     let named: PageLoad | undefined
     let owned: PageLoad | undefined
-    let anyNewest: PageLoad | undefined
-    let anyNamed: PageLoad | undefined
-    let anyOwned: PageLoad | undefined
-    let anyOwnedNamed: PageLoad | undefined
     for (let i = s.pageLoads.length - 1; i >= 0; i--) {
       const pl = s.pageLoads[i]
       if (!pl || time - pl.lastActivity > this.horizonMs || pl.time > time) continue
       const byReferer = refererPath !== undefined && pl.path === refererPath
       // A page of unknown build (a revalidated shell) may be of the owner's build too.
       const ours = owner !== undefined && (pl.build === owner || pl.build === undefined)
-      if (test) {
-        if (ours && byReferer) anyOwnedNamed ??= pl
-        if (ours) anyOwned ??= pl
-        if (byReferer) anyNamed ??= pl
-        anyNewest ??= pl
-        // Every live page load is tested until one fits (newest): so none fits when newest stays undefined.
-        const matters = newest === undefined || (ours && (byReferer || owned === undefined)) || (byReferer && named === undefined)
-        if (!matters || !test(pl)) continue
-      }
+      const matters = newest === undefined || (ours && (byReferer || owned === undefined)) || (byReferer && named === undefined)
+      if (!matters || (fits && !fits(pl))) continue
       if (ours) {
         if (byReferer) return pl
         owned ??= pl
@@ -135,7 +132,6 @@ export class SessionTracker {
       if (byReferer) named ??= pl
       newest ??= pl
     }
-    if (test && newest === undefined) return anyOwnedNamed ?? anyOwned ?? anyNamed ?? anyNewest
     return owned ?? named ?? newest
   }
 
