@@ -150,16 +150,15 @@ async function* inOrder<J>(jobs: Iterator<J> | AsyncIterator<J>, parser: Parser<
       }
       const head = out[0]
       if (!head) break
-      // The analysis runs on this thread in one chain of microtasks, in which no worker's answer is
-      // taken in: a turn of the event loop first, so that a head a worker has parsed is not parsed
-      // here again while that worker waits for its next job.
-      if (!head.done) {
+      // While the head is not back: first a turn of the event loop (the analysis runs on this
+      // thread in one chain of microtasks, in which no worker's answer is taken in: a head a worker
+      // has parsed would be parsed here again while that worker waits), then, if it is still not
+      // back, the last job waiting is parsed here (the next one itself when no worker took it: the
+      // pool may be busy with other files).
+      while (!head.done) {
         await nextTurn()
         topUp()
-      }
-      // Parse the last job waiting here (the next one itself when no worker took it: the pool may
-      // be busy with other files).
-      while (!head.done) {
+        if (head.done) break
         let last: Ahead<J> | undefined
         for (let i = out.length - 1; i >= 0 && !last; i--) if (out[i]?.job !== undefined && (p.helpOnMain || i === 0)) last = out[i]
         if (!last) break
@@ -170,8 +169,6 @@ async function* inOrder<J>(jobs: Iterator<J> | AsyncIterator<J>, parser: Parser<
         } catch (error: unknown) {
           Object.assign(last, {done: true, error})
         }
-        await nextTurn() // let the workers' answers in
-        topUp()
       }
       if (!head.done) await head.settled
       out.shift()
