@@ -8,12 +8,11 @@
  */
 import {createWriteStream, existsSync, mkdirSync, renameSync, statSync} from 'node:fs'
 import {join} from 'node:path'
-import {loadCapture, timeLocal} from '../scripts/captures/capture'
+import {combinedTimes, loadCapture, TIME_LOCAL, timeLocal} from '../scripts/captures/capture'
 import {OUT} from './generate'
 
 const ROOT = join(__dirname, '..')
 const GAP_MS = 60_000
-const TIME_LOCAL = /\[\d\d\/\w{3}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\]/
 
 export interface Repeated {
   /** Datadog NDJSON (one Logs API event a line) of rr-3's events, 207 times over (about 150k events). */
@@ -65,11 +64,9 @@ export async function generateRepeated(): Promise<Repeated> {
       yield JSON.stringify(e)
     }
   })
-  // combined has no request id: its copies differ by time alone, a minute and more apart.
-  const times = c.combined.map((l) => {
-    const m = TIME_LOCAL.exec(l)
-    return m ? Date.parse(m[0].slice(1, -1).replace(/^(\d\d)\/(\w{3})\/(\d{4}):(\d\d:\d\d:\d\d) /, '$2 $1 $3 $4 ')) : first
-  })
+  // combined has no request id: its copies differ by time alone, a minute and more apart. Each
+  // line's time is its request's in the JSON log (as the captures' own rendering takes it).
+  const times = combinedTimes(c)
   const combinedCaptures = await writeLines(join(OUT, REPEATED_INPUTS.combinedCaptures.file), REPEATED_INPUTS.combinedCaptures.times, function* (k) {
     for (let i = 0; i < c.combined.length; i++) yield (c.combined[i] as string).replace(TIME_LOCAL, `[${timeLocal((times[i] as number) + k * period)}]`)
   })

@@ -146,13 +146,13 @@ export function timeLocal(ms: number): string {
   return `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`
 }
 
-const TIME_LOCAL = /\[\d\d\/\w{3}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\]/
+export const TIME_LOCAL = /\[\d\d\/\w{3}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\]/
 
 /**
  * The precise time of each combined line: nginx's two workers write the three logs in slightly
  * different orders, so each line is matched to the nearest unused JSON line of the same request.
  */
-function combinedTimes(c: Capture): number[] {
+export function combinedTimes(c: Capture): number[] {
   let times = matchedTimes.get(c)
   if (times === undefined) matchedTimes.set(c, (times = matchCombined(c)))
   return times
