@@ -82,6 +82,8 @@ export interface Capture {
   datadog: {id: string; type: string; attributes: Record<string, unknown>}[]
   /** The deploys and, as `datadog_events`, their Datadog Events v2 search response. */
   deploys: {datadog_events: {data: Record<string, unknown>[]; meta?: unknown}; [k: string]: unknown}
+  /** The RUM events those browsers would have sent (a RUM events search response: views, resources, errors). */
+  rum: {id: string; type: string; attributes: Record<string, unknown>}[]
   truth: Truth
 }
 
@@ -97,6 +99,7 @@ export function loadCapture(root: string, name: string): Capture {
     upstreaminfo: lines(gz(dir, 'upstreaminfo.log')),
     datadog: (JSON.parse(gz(dir, 'datadog-events.json')) as {data: Capture['datadog']}).data,
     deploys: JSON.parse(gz(dir, 'deploys.json')) as Capture['deploys'],
+    rum: (JSON.parse(gz(dir, 'rum-events.json')) as {data: Capture['rum']}).data,
     truth: JSON.parse(gz(dir, 'truth.json')) as Truth,
   }
 }
@@ -278,6 +281,12 @@ function render(c: Capture, format: Format, s: Stretch, order: 'oldest-first' | 
     }
   }
   return `${(order === 'newest-first' ? out.reverse() : out).join('\n')}\n`
+}
+
+/** The capture's RUM events as the RUM search API returns them, time stretched, oldest first or newest first (the API's default). */
+export function renderRum(c: Capture, s: Stretch, order: 'oldest-first' | 'newest-first' = 'oldest-first'): string {
+  const data = c.rum.map((item) => ({...item, attributes: {...item.attributes, timestamp: s.iso(item.attributes.timestamp as string)}}))
+  return `${JSON.stringify({data: order === 'newest-first' ? data.reverse() : data, meta: {page: {}, status: 'done'}}, null, 2)}\n`
 }
 
 /** An ISO instant written in free text (`seen at 2026-11-30T07:18:30.024Z`). */

@@ -63,6 +63,17 @@ export function composeCaptures(first: Capture, second: Capture, o: ComposeOptio
     if (typeof e.attributes.attributes.timestamp === 'number') e.attributes.attributes.timestamp += o.offsetMs
     return {...e, id: `shop-${e.id}`}
   })
+  // The second app's browsers: their addresses, host and service as its logs have them, their sizes of shells shifted, their times moved.
+  const rum = second.rum.map((item) => {
+    const a = JSON.parse(rename(JSON.stringify(item.attributes)).replace(/webapp/g, SECOND_APP.service)) as Record<string, unknown>
+    const inner = a.attributes as {resource?: {size?: number}; view: {id: string}; session: {id: string}; usr?: {id: string}}
+    if (inner.resource?.size !== undefined) inner.resource.size = shifted(inner.resource.size)
+    // Its own views, sessions and accounts: the two recordings' generator made the same ids.
+    inner.view.id = `shop-${inner.view.id}`
+    inner.session.id = `shop-${inner.session.id}`
+    if (inner.usr) inner.usr.id = `shop-${inner.usr.id}`
+    return {...item, id: `shop-${item.id}`, attributes: {...a, timestamp: shiftIso(a.timestamp as string, o.offsetMs)}}
+  })
   const truth = shiftTruth(JSON.parse(rename(JSON.stringify(second.truth))) as Truth, o)
   const times = new Map([...first.nginx, ...nginx].map((e) => [e.request_id, e.msec]))
   const byTime = <T>(a: T[], time: (x: T) => number): T[] => a.map((x, i) => ({x, i, t: time(x)})).sort((p, q) => p.t - q.t || p.i - q.i).map((p) => p.x)
@@ -75,6 +86,7 @@ export function composeCaptures(first: Capture, second: Capture, o: ComposeOptio
       upstreaminfo: byTime([...first.upstreaminfo, ...lines(second.upstreaminfo)], (l) => times.get(l.slice(l.lastIndexOf(' ') + 1)) ?? 0),
       datadog: byTime([...first.datadog, ...datadog], (e) => Date.parse(e.attributes.timestamp as string)),
       deploys: {...first.deploys, datadog_events: {data: [...first.deploys.datadog_events.data, ...events], meta: first.deploys.datadog_events.meta}},
+      rum: byTime([...first.rum, ...rum], (e) => Date.parse(e.attributes.timestamp as string)),
       truth: first.truth,
     },
     truths: [first.truth, truth],

@@ -6,7 +6,7 @@ import {DEFAULT_OPTIONS, type AnalysisOptions} from '../../src/analysis/options'
 import {analyze} from '../../src/app/analyze'
 import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
-import {type Capture, type Format, renderDeployEvents, renderLog, type Stretch, stretchOf} from './capture'
+import {type Capture, type Format, renderDeployEvents, renderLog, renderRum, type Stretch, stretchOf} from './capture'
 import {type CaptureScore, scoreCapture} from './score'
 
 export interface CaseSpec {
@@ -15,6 +15,8 @@ export interface CaseSpec {
   stretch: number
   /** `inferred`: no deploy records; `events`: the captured Datadog deploy events. */
   deploys: 'inferred' | 'events'
+  /** Read the browsers' RUM events beside the log (`--rum`), in this order. */
+  rum?: 'oldest-first' | 'newest-first'
 }
 
 export interface CaseResult {
@@ -53,10 +55,11 @@ export async function analyzeCase(c: Capture, spec: CaseSpec, analysis: Analysis
   try {
     const log = file(`${c.name}.${spec.format}.log`, bytesOf(renderLog(c, spec.format, s, spec.order)))
     const deploysFile = spec.deploys === 'events' ? file('deploy-events.json', renderDeployEvents(c, s)) : undefined
+    const rum = spec.rum === undefined ? undefined : [file('rum-events.json', renderRum(c, s, spec.rum))]
     const failures: FailureRecord[] = []
     const report = await analyze({
       inputs: [log], normalize: DEFAULT_NORMALIZE, analysis, reorderWindowMs: 60_000, parallel: false,
-      onFailure: (f) => failures.push(f), ...(deploysFile ? {deploysFile} : {}),
+      onFailure: (f) => failures.push(f), ...(deploysFile ? {deploysFile} : {}), ...(rum ? {rum} : {}),
     })
     return {report, failures, stretch: s}
   } finally {

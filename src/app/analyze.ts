@@ -2,6 +2,7 @@ import {promises as fs} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
+import {type RumInput, withRum} from '../analysis/rum'
 import type {AnalysisOptions} from '../analysis/options'
 import type {PageCensus} from '../model/page-census'
 import type {AccessEvent} from '../model/access-event'
@@ -11,6 +12,7 @@ import {type AnalysisReport, type DatadogInputSummary, type FailureRecord, SCHEM
 import type {NormalizeOptions} from '../normalize/fields'
 import {InputError, OrderViolation} from '../sources/errors'
 import {FileSource} from '../sources/file/file-source'
+import {readRumFiles} from '../sources/rum/rum-file'
 import {readableInputs} from '../sources/file/inputs'
 import type {RecordSource, SourceStats} from '../sources/source'
 import {merge, reorder} from '../sources/order'
@@ -40,6 +42,8 @@ export interface AnalyzeRequest {
   census?: () => PageCensus | undefined
   /** Disorder absorbed without sorting a source whole. */
   reorderWindowMs: number
+  /** Files of Datadog RUM events read beside the logs (`--rum`): the browsers' crashes joined to the log's failures. */
+  rum?: string[]
   /** Writes every flagged request here as NDJSON. */
   failuresFile?: string
   /** Called with every flagged request (for the CSV and NDJSON reports). */
@@ -62,6 +66,8 @@ export interface AnalyzeRequest {
 
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const declared = [...(req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []), ...(req.deploys ?? [])].sort((a, b) => a.start - b.start)
+  // Read before the logs: an unreadable RUM file fails the run before a long read, not after it.
+  const rum = req.rum !== undefined && req.rum.length > 0 ? await readRum(req.rum, req.onNotice) : undefined
   const inputs = await readableInputs(req.inputs, req.stdin, req.onNotice)
   const paths = inputs.paths
   const parallel = openParallel(req.parallel)
@@ -72,7 +78,8 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
     // and the analysis starts over.
     for (;;) {
       try {
-        return await runOnce(req, paths, sortWhole, declared, parallel.reading)
+        const {report, failures} = await runOnce(req, paths, sortWhole, declared, parallel.reading, rum !== undefined)
+        return rum === undefined ? report : withRum(report, failures, rum, {deployMarginMs: req.analysis.deployMarginMs})
       } catch (error: unknown) {
         if (!(error instanceof OrderViolation) || sortWhole.has(error.file)) throw error
         sortWhole.add(error.file)
@@ -85,14 +92,16 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   }
 }
 
-async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[], parallel: ParallelReading | undefined): Promise<AnalysisReport> {
+/** One run over the sources: the report, and the flagged requests when `keep` (or req.onFailure) asks for them. */
+async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[], parallel: ParallelReading | undefined, keep: boolean): Promise<{report: AnalysisReport; failures: FailureRecord[]}> {
   const failures = req.failuresFile ? await openFailures(req.failuresFile) : undefined
   let committed = false
   const collected: FailureRecord[] = []
-  const analyzer = new Analyzer(req.analysis, failures || req.onFailure ? (f: FailureRecord) => {
+  const collect = keep || req.onFailure !== undefined
+  const analyzer = new Analyzer(req.analysis, failures || collect ? (f: FailureRecord) => {
     // As the report's JSON: C1 and bidirectional controls and line separators of log text escaped.
     failures?.out.write(`${inertJson(JSON.stringify(f))}\n`)
-    if (req.onFailure) collected.push(f)
+    if (collect) collected.push(f)
   } : undefined, req.census?.())
   const sources: RecordSource[] = [...paths.map(({name, path}) => new FileSource(path, name, req.normalize, parallel, 'examples')), ...(req.sources ?? [])]
   // Sources are read interleaved, in batches of whatever size; their skipped records are told
@@ -157,7 +166,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     if (req.datadogSummary) input.datadog = req.datadogSummary()
     if (failures) await closeFailures(failures, req.failuresFile as string)
     committed = true
-    return {schemaVersion: SCHEMA_VERSION, input, ...outcome}
+    return {report: {schemaVersion: SCHEMA_VERSION, input, ...outcome}, failures: collected}
   } finally {
     clearInterval(ticker)
     // A run that stopped early (a source out of order, a failure) closes every reader: workers stop
@@ -263,6 +272,13 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
     if (error instanceof DeployFileError) throw new InputError(error.message, file)
     throw error
   }
+}
+
+/** `--rum`: every file's RUM events, in time order, and what was read of them; a note when records were skipped. */
+async function readRum(files: string[], notice: AnalyzeRequest['onNotice']): Promise<RumInput> {
+  const read = await readRumFiles(files, notice)
+  const count = (kind: string): number => read.events.filter((e) => e.kind === kind).length
+  return {events: read.events, input: {files: read.files, views: count('view'), resources: count('resource'), errors: count('error'), skipped: read.skipped}}
 }
 
 /** `--failures`: written under a temporary name beside the file, named so once whole (a failed run leaves no truncated file). */

@@ -27,6 +27,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     '<%= config.bin %> <%= command.id %> export.csv --deploys deploys.json --json > report.json',
     'zcat logs/*.gz | <%= config.bin %> <%= command.id %> - --session-key cookie:INGRESSCOOKIE --failures failed.ndjson',
     '<%= config.bin %> <%= command.id %> pages.json --format html --output report.html',
+    '<%= config.bin %> <%= command.id %> access.log --rum rum-events.json --json',
     '<%= config.bin %> <%= command.id %> day.ndjson.gz --format markdown,json --out-dir reports/ --fail-on "affected-users>10"',
     '<%= config.bin %> <%= command.id %> --from 2026-11-29T14:00:00Z --to 2026-11-29T16:00:00Z --query "service:ingress-nginx" --deploy-query "source:(kubernetes OR deployment) kube_deployment:web"',
   ]
@@ -38,6 +39,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     ...analysisFlags,
     ...outputFlags,
     ...datadogFlags,
+    rum: Flags.string({multiple: true, multipleNonGreedy: true, description: 'Datadog RUM events (the RUM search API\'s JSON pages or NDJSON, plain or gzip; repeat for several files): the browsers\' own crashes, lazy-load failures and signed-in accounts, joined to the log\'s failures', helpGroup: 'ANALYSIS'}),
     failures: Flags.string({description: 'write every failed request of a person to this file as NDJSON (app, cause, deploy, incident, reason, page load, request id)'}),
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
     workers: Flags.integer({hidden: true, min: 0, description: 'worker threads reading large plain files (default: cores - 1); 0 reads everything on the main thread'}),
@@ -56,7 +58,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     const tty = process.stderr.isTTY === true
     const notice = (m: string, c?: Cursor): void => this.notice(m, c)
     const outcome = await analyzeAndReport({
-      ...settings, analysis, inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures,
+      ...settings, analysis, inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures, rum: flags.rum,
       parallel: flags.workers === undefined ? undefined : flags.workers === 0 ? false : {workers: flags.workers},
       datadog, planOnly: flags.plan, failOn,
       output: {plan, deliver: !this.jsonEnabled(), version: this.config.version, topSessions: flags.top, width: tableWidth(flags, process.stdout)},

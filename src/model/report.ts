@@ -159,6 +159,8 @@ export interface BuildReport {
   /** The version most of its responses carried, and every version they did. */
   version?: string
   versions: string[]
+  /** The version RUM gave the pages of this build that it joined to the log's (`--rum`): the page's own word for its build. */
+  rumVersion?: string
 }
 
 /** Where a deploy's window came from: deploy markers, the Deployment's Kubernetes events, a deploy file's rows, or the logs. */
@@ -190,6 +192,8 @@ export interface DeployReport {
   byDirection: Record<Direction, number>
   /** First and last failure of the rollout race (null when none): the window users were hurt in. */
   rolloutWindow: {start: string; end: string; seconds: number} | null
+  /** What the browsers' RUM events said of this deploy (`--rum`). */
+  rum?: RumFindings
 }
 
 /** A deploy record that matched no app's traffic: listed, never dropped. */
@@ -225,6 +229,8 @@ export interface IncidentReport {
   byReason: Record<FailureReason, number>
   /** The paths, status codes and browsers (by user agent) that failed most in it, at most 5 of each. */
   top: TopFailures
+  /** What the browsers' RUM events said of this incident (`--rum`). */
+  rum?: RumFindings
 }
 
 /** Rows per top list: what a person reads at a glance; the failed requests themselves are all in --failures. */
@@ -289,6 +295,9 @@ export interface ReportDetails {
     incidentIds: string[]
     /** The shell first, then the page's requests in time order (at most 40); `pod`: the pod that answered, when logged. */
     requests: {time: string; path: string; status: number; bytes: number; build: string | null; reason: FailureReason | null; pod?: string}[]
+ 
+    /** The RUM view joined to this page load (`--rum`): whether the browser crashed, with what, whose account and which version. */
+    rum?: RumPageLoad
   }[]
 }
 
@@ -387,7 +396,74 @@ export interface AnalysisReport {
   orphans: {requests: number; clients: number}
   /** Per deploy with failures: which fix would have prevented which of them (analysis/advice.ts). */
   advice: DeployAdvice[]
+  /** The browsers' own word (`--rum`): RUM's crashes, lazy failures and accounts, joined to the log's failures. */
+  rum?: RumReport
   details?: ReportDetails
+}
+
+/**
+ * What RUM events said of some failures (a deploy's, an incident's, or all of them). A view is a
+ * page load as the browser saw it; its errors are classified by their words (analysis/rum-errors).
+ */
+export interface RumFindings {
+  /** Views whose initial load threw a script error of this kind (`Unexpected token '<'`, a module's MIME type). */
+  crashedPageLoads: number
+  /** Of those, the ones joined to a crashed page load of the log: crashes the browsers confirmed. */
+  confirmed: number
+  /** Lazy loads that failed (`Failed to fetch dynamically imported module`, `ChunkLoadError`, ...), each view's URL once. */
+  lazyFailures: number
+  /** Distinct signed-in accounts (`usr.id`) among the views hurt, and their ids (sorted). */
+  accounts: number
+  accountIds: string[]
+  /** Distinct RUM sessions among the views hurt. */
+  sessions: number
+  /**
+   * RUM's page loads (initial-load views) over the log's page loads of the same span (the whole
+   * input, the deploy's window with its margin, the incident's window), at most 1: RUM samples
+   * sessions. null when the log has no page loads there.
+   */
+  coverage: number | null
+  /** Crashes and lazy failures of the browsers that no failure of the log explains (a CDN edge, a service worker, lines the log lost). */
+  unexplained: number
+  /** Crashed page loads of the log that RUM saw (joined to a view) without a crash: the browsers disagree. */
+  unconfirmed: number
+  /** The pages' versions (RUM's `version`) among the views hurt, the most hurt first. */
+  versions: {version: string; crashedPageLoads: number; lazyFailures: number}[]
+}
+
+/** How a RUM view was joined to a page load of the log: client address and an asset URL both saw, the asset alone, the address alone. */
+export type RumJoin = 'address+asset' | 'asset' | 'address'
+
+/** A page load of the log as RUM saw it. */
+export interface RumPageLoad {
+  session: string
+  view: string
+  join: RumJoin
+  /** The view threw an error of a crash. */
+  crashed: boolean
+  /** Its first error of this kind, as the browser worded it. */
+  error?: string
+  user?: string
+  version?: string
+}
+
+/** The whole input's RUM findings, with what was read and how the views were joined to the log's page loads. */
+export interface RumReport extends RumFindings {
+  input: {
+    files: {file: string; records: number; used: number; ignored: number; skipped: number}[]
+    views: number
+    resources: number
+    errors: number
+    skipped: {total: number; byReason: Record<string, number>; examples: SkippedLocation[]}
+  }
+  /**
+   * How each view hurt (and each log page load RUM saw) was joined: by client address and an asset
+   * URL both saw, by the asset URL alone (RUM kept no address), by the address alone (the view
+   * named no asset the log saw fail); views hurt that joined none.
+   */
+  joins: {addressAndAsset: number; asset: number; address: number; none: number}
+  /** The first browser failures no log failure explains (at most 10), to look into. */
+  unexplainedExamples: {time: string; session: string; view: string; message: string; url?: string; user?: string}[]
 }
 
 /** One flagged request of a person, as written by `--failures FILE` (one JSON object per line). */

@@ -5,6 +5,7 @@ import {plural} from '../util/plural'
 import {type AxisPart, lengthWords, type TimeAxis, timeAxis} from './time-axis'
 import {idList, type Listed, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
+import {RUM_HEAD, RUM_LEGEND, rumText} from './rum'
 
 export interface HtmlOptions {
   /** When the report was made (passed in: renderers do not read the clock). */
@@ -258,6 +259,14 @@ function waterfall(pl: BrokenPageLoad): string {
   return `<table class="waterfall"><thead><tr><th>at</th><th>path</th><th>status</th><th>bytes</th><th>answered by</th><th>pod</th><th>broke</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
+/** What RUM said of a page load (`--rum`): whether the browser crashed, with what, whose account and which version. */
+function rumOfPageLoad(p: BrokenPageLoad): string {
+  const r = p.rum
+  if (r === undefined) return ''
+  const who = [r.user ? `account <code>${esc(r.user)}</code>` : '', r.version ? `version <code>${esc(r.version)}</code>` : ''].filter((x) => x !== '').join(', ')
+  return `; RUM (joined by ${esc(r.join)}): ${r.crashed ? 'crashed' : 'no crash'}${r.error ? `, “${esc(r.error)}”` : ''}${who ? `, ${who}` : ''}`
+}
+
 /** Sessions shown per incident, and page loads per session: the rest are in --format ndjson or csv, every failed request. */
 const SESSIONS_PER_INCIDENT = 20
 const PAGE_LOADS_PER_SESSION = 10
@@ -276,7 +285,7 @@ function incidentSessions(inc: IncidentReport, pls: readonly BrokenPageLoad[]): 
     const loads = listed(list, PAGE_LOADS_PER_SESSION)
     // The first session is open, so the page shows a waterfall without a click.
     return `<details class="session"${n === 0 ? ' open' : ''}><summary><code>${esc(first.clientIp)}</code> ${esc(first.userAgent)} — ${list.length} affected page load${list.length === 1 ? '' : 's'}, ${failed} failed request${failed === 1 ? '' : 's'}</summary>` +
-      loads.shown.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}, ${esc(OUTCOME_WORDS[p.outcome])}</p>${waterfall(p)}`).join('') +
+      loads.shown.map((p) => `<p class="pl">Page load ${p.id}: <code>${esc(p.path)}</code> at ${esc(shortTime(p.time))}, build ${esc(p.build ?? '?')}, ${esc(OUTCOME_WORDS[p.outcome])}${rumOfPageLoad(p)}</p>${waterfall(p)}`).join('') +
       more(loads, () => moreLine(loads.more, 'affected page load', 'of this session', '--format ndjson or csv')) + '</details>'
   })
   return `<section class="incident" id="${esc(inc.id)}"><h3>${esc(inc.id)} · <span class="kind ${esc(inc.cause)}">${esc(inc.cause)}</span> · ${esc(`${shortTime(inc.start)} → ${shortTime(inc.end)}`)} · ${plural(inc.affectedUsers, 'user')}</h3>` +
@@ -362,6 +371,7 @@ export function renderHtml(r: AnalysisReport, opts: HtmlOptions): string {
     r.deploys.length > 0 ? table(['Deploy', ...(apps ? ['App'] : []), 'Source', 'Window (UTC)', 'Length', 'Builds', 'Rollout race', 'Users', 'Crashed', 'Stale-tab failures', 'Forward', 'Backward', 'Incidents'], deployRows(r, deploys.shown)) +
       more(deploys, () => moreLine(deploys.more, 'deploy', `with at most ${plural(deploys.firstLeftOut?.affectedUsers ?? 0, 'user')} hit each`)) : '<p class="muted">No deploys seen.</p>',
     ...adviceHtml(r),
+    ...rumHtml(r),
     '<h2>Incidents</h2>',
     r.incidents.length > 0 ? table(['Incident', 'Cause', 'Deploy', ...(apps ? ['App'] : []), 'Window (UTC)', 'Length', 'Users', 'Crashed', 'Share', 'Lazy chunk', 'Unstyled', 'Failed', 'Fwd / Bwd / ?', 'Shell / 404 / type'], incidentRows(r, incidents.shown)) +
       more(incidents, () => moreLine(incidents.more, 'incident', `with at most ${plural(incidents.firstLeftOut?.affectedUsers ?? 0, 'user')} each`)) : '<p class="muted">No incidents.</p>',
@@ -391,6 +401,15 @@ function adviceHtml(r: AnalysisReport): string[] {
     ...a.deploys.map((d) => `<h3>${esc(d.title)}</h3>` + table(ADVICE_HEAD, d.rows.map((x) => x.map((c) => esc(c))), 'advice') +
       [...d.notes, ...d.unknown].map((n) => `<p class="note">${esc(n)}</p>`).join('')),
     a.more ? `<p class="muted more">${esc(a.more)}</p>` : '', `<p class="muted">${esc(ADVICE_LEGEND)}</p>`]
+}
+
+/** What the browsers said (`--rum`): a row per deploy and incident hurt, then all; the accounts; how it was read and joined. */
+function rumHtml(r: AnalysisReport): string[] {
+  const t = rumText(r)
+  if (!t) return []
+  return ['<h2>The browsers\' word (RUM)</h2>', `<p>${esc(t.summary)}</p>`, table(RUM_HEAD, t.rows.map((x) => x.map((c) => esc(c))), 'rum'),
+    t.accounts.shown.length > 0 ? `<p>Accounts hurt: ${t.accounts.shown.map((a) => `<code>${esc(a)}</code>`).join(', ')}${t.accounts.more > 0 ? ` and ${t.accounts.more} more` : ''}</p>` : '',
+    ...t.notes.map((n) => `<p class="note">${esc(n)}</p>`), `<p class="muted">${esc(RUM_LEGEND)}</p>`]
 }
 
 /** A build's pods: how many, and their addresses (at most the ten the report keeps, then how many more). */

@@ -1,5 +1,6 @@
 import type {AnalysisReport} from '../model/report'
 import {ADVICE_HEAD, ADVICE_LEGEND, adviceText} from './advice'
+import {RUM_HEAD, RUM_LEGEND, rumText} from './rum'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
 import {appLabel, duration, headline, pct, plural, shortTime} from './table'
 import {TERMINAL_UNSAFE} from './sanitize'
@@ -37,13 +38,24 @@ export function renderMarkdown(r: AnalysisReport): string {
     if (more > 0) out.push('', `_${mdCell(moreLine(more, 'incident', `with at most ${plural(firstLeftOut?.affectedUsers ?? 0, 'user')} each`))}_`)
     out.push('')
   }
-  out.push(...adviceMarkdown(r))
+  out.push(...adviceMarkdown(r), ...rumMarkdown(r))
   const i = r.input
   const n = r.nonUser
   const notAccess = notAccessLines(i)
   out.push(`_${plural(i.records, 'record')} read (${i.skipped.total} skipped${notAccess > 0 ? `, ${notAccess} of them no request` : ''})${i.first && i.last ? `, ${shortTime(i.first)} → ${shortTime(i.last)}` : ''}; ` +
     `not people, not counted: crawlers ${plural(n.crawlers.requests, 'request')}, probe ${n.probe.requests}, scanners ${n.scanners.requests}._`, '')
   return out.join('\n')
+}
+
+/** What the browsers said (`--rum`): a row per deploy and incident hurt, then all; the accounts; how it was read and joined. */
+function rumMarkdown(r: AnalysisReport): string[] {
+  const t = rumText(r)
+  if (!t) return []
+  const row = (xs: readonly string[]): string => `| ${xs.map(mdCell).join(' | ')} |`
+  const out = ['### The browsers\' word (RUM)', '', mdCell(t.summary), '', row(RUM_HEAD), `| --- |${' ---: |'.repeat(7)} --- |`, ...t.rows.map(row), '']
+  if (t.accounts.shown.length > 0) out.push(`Accounts hurt: ${t.accounts.shown.map(mdCell).join(', ')}${t.accounts.more > 0 ? ` and ${t.accounts.more} more` : ''}`, '')
+  out.push(...t.notes.map((n) => `- ${mdCell(n)}`), '', `_${mdCell(RUM_LEGEND)}_`, '')
+  return out
 }
 
 /** The advice: per deploy (those with the most failures) a table of what each fix would have prevented, and a note per fix. */

@@ -2,6 +2,7 @@ import type {AnalysisReport, AppReport, DeployReport, IncidentReport} from '../m
 import {ADVICE_HEAD, ADVICE_LEGEND, adviceText, bestFix} from './advice'
 import {type Column, fitTable} from './fit-table'
 import {idList, listed, MAX_ROWS, moreLine, mostUsersFirst} from './listed'
+import {RUM_HEAD, RUM_LEGEND, rumSentence, rumText} from './rum'
 import {terminalSafe} from './sanitize'
 import {notAccessLines} from './input-notes'
 import {duration} from '../util/duration'
@@ -54,7 +55,7 @@ export function headline(r: AnalysisReport): string {
   const unattributed = t.byCause.unattributed
   if (unattributed > 0) parts.push(`${plural(unattributed, 'failed request')} could not be tied to a deploy`)
   const fix = bestFix(r)
-  return `${parts.join('; ')}.${fix ? ` Best fix: ${fix}.` : ''}`
+  return `${parts.join('; ')}.${fix ? ` Best fix: ${fix}.` : ''}${r.rum ? ` ${rumSentence(r.rum)}` : ''}`
 }
 
 const builds = (d: DeployReport): string => `${d.fromBuild ?? '?'} → ${d.toBuild ?? '?'}`
@@ -185,6 +186,18 @@ function adviceLines(r: AnalysisReport, width: number | undefined): string[] {
   return out
 }
 
+/** What the browsers said (`--rum`): per deploy and incident hurt, then all; the accounts; how it was read and joined. */
+function rumLines(r: AnalysisReport, width: number | undefined): string[] {
+  const t = rumText(r)
+  if (!t) return []
+  const numeric = (i: number): boolean => i > 0 && i < 8
+  const out = ['The browsers\' word (RUM)', fitted(RUM_HEAD.map((head, i) => ({head, cells: t.rows.map((x) => terminalSafe(x[i] ?? '')), ...(numeric(i) ? {align: 'right' as const} : {}), ...(i === 8 ? {shrink: true, drop: 1} : {})})), width)]
+  if (t.accounts.shown.length > 0) out.push(wrap(terminalSafe(`Accounts hurt: ${t.accounts.shown.join(', ')}${t.accounts.more > 0 ? ` and ${t.accounts.more} more (--json lists them all)` : ''}`), width))
+  for (const n of t.notes) out.push(wrap(terminalSafe(n), width))
+  out.push(wrap(RUM_LEGEND, width), '')
+  return out
+}
+
 /** Text wrapped at word boundaries to `width` columns (no wrap without a width). */
 export function wrap(text: string, width: number | undefined): string {
   if (width === undefined || !Number.isFinite(width) || width < 20) return text
@@ -271,7 +284,7 @@ export function renderTable(r: AnalysisReport, opts: TableOptions): string {
   if (r.incidents.length > 0) parts.push(`Incidents${clock.title}`, incidentTable(r, clock, w), '')
   const l = legend(r)
   if (l) parts.push(wrap(l, w), '')
-  parts.push(...adviceLines(r, w))
+  parts.push(...adviceLines(r, w), ...rumLines(r, w))
   if (r.affectedUsers.length > 0) {
     const shown = Math.min(opts.topSessions, r.affectedUsers.length)
     parts.push(`Most affected sessions (${shown} of ${r.affectedUsers.length})`, sessionTable(r, opts.topSessions, clock, w), '')

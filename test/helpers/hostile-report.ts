@@ -6,9 +6,11 @@
  */
 import fc from 'fast-check'
 import {Analyzer} from '../../src/analysis/analyzer'
+import {withRum} from '../../src/analysis/rum'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import type {AccessEvent} from '../../src/model/access-event'
 import type {DeclaredDeploy} from '../../src/model/deploy'
+import type {RumEvent} from '../../src/model/rum'
 import {type AnalysisReport, type FailureRecord, SCHEMA_VERSION} from '../../src/model/report'
 import {SCENARIO} from './bad-input-corpus'
 import {hostileString} from './hostile'
@@ -99,7 +101,34 @@ export function analysedReport(t: LoggedText): {report: AnalysisReport; failures
     },
     ...outcome,
   }
-  return {report, failures}
+  return {report: withRum(report, failures, {events: rumEvents(t, failures), input: rumInput(t)}, {deployMarginMs: DEFAULT_OPTIONS.deployMarginMs}), failures}
+}
+
+/**
+ * What the browsers of the scenario would have told RUM, in the same hostile text: a view and a
+ * crash per failed page load (the account, version and session are logged text), and one failed
+ * lazy load no log failure explains, its message naming the hostile path.
+ */
+function rumEvents(t: LoggedText, failures: readonly FailureRecord[]): RumEvent[] {
+  const events: RumEvent[] = []
+  const seen = new Set<number>()
+  for (const f of failures) {
+    if (seen.has(f.pageLoad.id)) continue
+    seen.add(f.pageLoad.id)
+    const common = {session: `${t.session ?? t.detail}${f.pageLoad.id}`, view: `${t.detail}${f.pageLoad.id}`, clientIp: f.clientIp, userAgent: f.userAgent, user: t.deploy.description, version: t.version, location: {file: t.file, line: events.length + 1}}
+    const time = Date.parse(f.pageLoad.time)
+    events.push({kind: 'view', time, loadingType: 'initial_load', ...common})
+    events.push({kind: 'error', time: time + 50, error: {message: `Uncaught SyntaxError: Unexpected token '<'\n    at ${t.detail}`, url: `https://x${f.path}`, path: f.path}, ...common})
+  }
+  const last = Date.parse(failures[failures.length - 1]?.time ?? '2026-11-29T14:00:00.000Z')
+  events.push({kind: 'error', time: last + 1000, session: t.referer, view: t.pod, user: t.service, version: t.version, location: {file: t.file, line: events.length + 1},
+    error: {message: `TypeError: Failed to fetch dynamically imported module: https://x/${t.path}`, path: `/${t.path}`}})
+  return events.sort((a, b) => a.time - b.time)
+}
+
+function rumInput(t: LoggedText): NonNullable<AnalysisReport['rum']>['input'] {
+  return {files: [{file: t.file, records: 3, used: 2, ignored: 0, skipped: 1}], views: 1, resources: 0, errors: 1,
+    skipped: {total: 1, byReason: {'invalid-json': 1}, examples: [{reason: 'invalid-json', file: t.file, line: 3, detail: t.detail}]}}
 }
 
 /** Keys whose strings the tool makes (times, kinds, ids) or that name a kind of thing: kept by `swapped`. */

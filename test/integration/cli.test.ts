@@ -130,6 +130,23 @@ describe('skewscan analyze, run as a user would', () => {
     expect(r.stderr).toMatch(/nope\.log: cannot read \(no such file\)/)
   })
 
+  it('--rum FILE before the logs takes that one file (the log after it is still a log): the crash the log saw, confirmed, with its account', () => {
+    // The browser of 10.0.0.3, whose page of build A got B's shell for its bundle at 14:01:00.
+    const item = (id: string, type: string, extra: Record<string, unknown>): Record<string, unknown> => ({id, type: 'rum', attributes: {timestamp: '2026-11-29T14:01:00.100Z', service: 'web', attributes: {
+      type, session: {id: 's1'}, view: {id: 'v1', url: 'https://shop.example.com/', loading_type: 'initial_load'}, usr: {id: 'acct-1'}, version: 'v1', network: {client: {ip: '10.0.0.3'}}, ...extra,
+    }}})
+    const rumFile = join(dir, 'rum.json')
+    writeFileSync(rumFile, JSON.stringify({data: [item('e1', 'view', {}), item('e2', 'error', {error: {message: 'Uncaught SyntaxError: Unexpected token \'<\'', type: 'SyntaxError', resource: {url: 'https://shop.example.com/_build/app.aaaa.js'}}})]}))
+    const r = runCli(['analyze', '--rum', rumFile, logFile, '--json'])
+    expect(r.status).toBe(0)
+    const report = JSON.parse(r.stdout) as {input: {sources: {file: string}[]}; rum: {crashedPageLoads: number; confirmed: number; accountIds: string[]; unexplained: number; input: {files: {file: string; used: number}[]}}}
+    expect(report.input.sources.map((s) => s.file)).toEqual([logFile])
+    expect(report.rum).toMatchObject({crashedPageLoads: 1, confirmed: 1, accountIds: ['acct-1'], unexplained: 0, input: {files: [{file: rumFile, used: 2}]}})
+    const missing = runCli(['analyze', logFile, '--rum', join(dir, 'no-rum.json')])
+    expect(missing.status).toBe(2)
+    expect(missing.stderr).toMatch(/no-rum\.json: cannot read \(no such file\)/)
+  })
+
   it('exits 2 naming a file in no known format and listing the formats', () => {
     const junk = join(dir, 'junk.txt')
     writeFileSync(junk, 'hello\nthis is not a log\n')

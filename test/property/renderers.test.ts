@@ -176,6 +176,10 @@ describe('analysis reports with hostile text', () => {
     expect(r.builds.length).toBeGreaterThanOrEqual(4)
     expect(r.details?.brokenPageLoads.length).toBeGreaterThan(0)
     expect(plain.failures.length).toBeGreaterThan(0)
+    // The browsers' word: each failed page load's crash confirmed, one failed lazy load unexplained, in every human format.
+    expect(r.rum).toMatchObject({crashedPageLoads: r.details?.brokenPageLoads.length, unexplained: 1, accounts: 2})
+    expect(r.details?.brokenPageLoads.every((p) => p.rum?.crashed === true)).toBe(true)
+    for (const f of ['table', 'markdown', 'html'] as const) expect(render(f, r, ctxOf(plain.failures))).toContain('The browsers')
     checkReport(r, plain.failures)
   })
 

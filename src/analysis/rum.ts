@@ -1,0 +1,335 @@
+import type {AnalysisReport, FailureRecord, RumFindings, RumJoin, RumPageLoad, RumReport} from '../model/report'
+import type {RumEvent} from '../model/rum'
+import {lowerBound} from './builds'
+import {type BrowserFailure, browserFailureOf, urlInError} from './rum-errors'
+import {urlPath} from '../util/url-path'
+
+/**
+ * The browser's own word beside the log's: RUM views (page loads as the browser saw them) joined
+ * to the log's page loads that had failures, by the client address and the asset URLs both saw,
+ * near in time. A view whose initial load threw a crash error and that joins a crashed page load
+ * of the log confirms it; a browser failure no log failure explains is counted apart. Pure: the
+ * events and the log's failures come in, the report goes out with its `rum` sections.
+ */
+export interface RumInput {
+  /** The RUM events, in time order. */
+  events: readonly RumEvent[]
+  /** What was read (files, records, skipped ones). */
+  input: RumReport['input']
+}
+
+export interface RumJoinOptions {
+  /** Failures this close to a deploy window belong to its deploy (the analysis's deploy margin). */
+  deployMarginMs: number
+  /** A view and a page load of the log further apart in time than this are never the same (browser and server clocks differ). */
+  joinWindowMs?: number
+}
+
+/** Browser clocks are corrected by RUM's intake to within seconds; a minute leaves room and still keeps one tab's page loads apart by their assets. */
+const JOIN_WINDOW_MS = 60_000
+/** Page loads of the log looked at for one view: the nearest in time (NAT: many clients behind one address). */
+const MAX_CANDIDATES = 64
+const MAX_EXAMPLES = 10
+/** How near in time a lazy load's error without a URL and the failed script it is about are. */
+const UNNAMED_LAZY_MS = 5000
+
+/** A RUM view with what the join and the counts need. */
+interface View {
+  id: string
+  session: string
+  time: number
+  /** An initial load (a page load), not a route the SPA opened itself. */
+  initial: boolean
+  clientIp?: string
+  userAgent?: string
+  user?: string
+  version?: string
+  /** Paths of the assets it requested (resources) and that its errors name. */
+  assets: Set<string>
+  crash?: {message: string; path?: string; time: number}
+  /** Its failed lazy loads by URL path (or by message when the error names no URL). */
+  lazy: Map<string, {message: string; path?: string; time: number}>
+  /** Scripts its resources say failed (status 400 and up), by path: a classic script's 404 throws no error. */
+  failedScripts: Map<string, {status: number; time: number}>
+  /** The page load of the log it was joined to, and how. */
+  page?: LogPage
+  join?: RumJoin
+}
+
+/** A page load of the log with failures. */
+interface LogPage {
+  time: number
+  clientIp: string
+  userAgent: string
+  build: string | null
+  /** Its first failure in the initial load of a script: the log says it crashed. */
+  crash?: FailureRecord
+  /** Its failed lazy loads (scripts after the initial load). */
+  lazy: FailureRecord[]
+  first: FailureRecord
+  /** Paths of every request of it that failed. */
+  paths: Set<string>
+  view?: View
+}
+
+export function withRum(report: AnalysisReport, failures: readonly FailureRecord[], rum: RumInput, options: RumJoinOptions): AnalysisReport {
+  const views = viewsOf(rum.events)
+  const byKey = pagesOf(failures)
+  const pages = [...byKey.values()].sort((a, b) => a.time - b.time)
+  const window = options.joinWindowMs ?? JOIN_WINDOW_MS
+  // Views hurt join first, each to the page load that matches it best; then the page loads still
+  // unjoined to any view that saw the asset that failed (RUM saw the page load but no error).
+  const hurt = views.filter((v) => v.crash !== undefined || v.lazy.size > 0)
+  join(hurt, pages, window, false)
+  join(views.filter((v) => v.page === undefined && !(v.crash !== undefined || v.lazy.size > 0)), pages.filter((p) => p.view === undefined), window, true)
+
+  // Each browser failure, with the scope it belongs to: the log failure that explains it, else the deploy of its time.
+  const found: Found[] = []
+  for (const v of hurt) {
+    const p = v.page
+    if (v.crash) {
+      // Confirmed by a script of the page load that failed in the log, in its initial load or (a
+      // log that times the load as slower than the lazy gap) later: the browser says which it was.
+      const script = p?.crash ?? p?.lazy[0]
+      const cause = script ?? p?.first
+      found.push({view: v, kind: 'crash', explained: p !== undefined, confirmed: script !== undefined, deployId: cause?.deployId ?? deployAt(report, v.time, options), incidentId: cause?.incidentId ?? null, message: v.crash.message, path: v.crash.path})
+    }
+    for (const l of v.lazy.values()) {
+      const f = p === undefined ? undefined : p.lazy.find((x) => l.path === undefined || x.path === l.path)
+      found.push({view: v, kind: 'lazy', explained: f !== undefined, confirmed: false, deployId: f?.deployId ?? deployAt(report, l.time, options), incidentId: f?.incidentId ?? null, message: l.message, path: l.path})
+    }
+  }
+  // Crashed page loads of the log that a view without a crash saw.
+  const unconfirmed = pages.filter((p) => p.crash !== undefined && p.view !== undefined && p.view.crash === undefined)
+
+  const initialTimes = views.filter((v) => v.initial).map((v) => v.time)
+  const coverage = (start: number, end: number, pageLoads: number): number | null =>
+    pageLoads === 0 ? null : Math.min(1, round3(countBetween(initialTimes, start, end) / pageLoads))
+  const ms = (iso: string | null): number => (iso === null ? Number.NaN : Date.parse(iso))
+
+  const deploys = report.deploys.map((d) => ({
+    ...d,
+    rum: findings(found.filter((f) => f.deployId === d.id), unconfirmed.filter((p) => p.crash?.deployId === d.id).length,
+      coverage(ms(d.start) - options.deployMarginMs, ms(d.end) + options.deployMarginMs, d.pageLoads)),
+  }))
+  const incidents = report.incidents.map((i) => ({
+    ...i,
+    rum: findings(found.filter((f) => f.incidentId === i.id), unconfirmed.filter((p) => p.crash?.incidentId === i.id).length, coverage(ms(i.start), ms(i.end), i.pageLoads)),
+  }))
+  // A build's pages as RUM named them: the version most joined views of its page loads carried.
+  const versionsByBuild = new Map<string, Map<string, number>>()
+  for (const p of pages) {
+    const version = p.view?.version
+    if (p.build === null || version === undefined) continue
+    const counts = versionsByBuild.get(p.build) ?? new Map<string, number>()
+    versionsByBuild.set(p.build, counts.set(version, (counts.get(version) ?? 0) + 1))
+  }
+  const builds = report.builds.map((b) => {
+    const counts = versionsByBuild.get(b.id)
+    const top = counts === undefined ? undefined : [...counts].sort((x, y) => y[1] - x[1] || cmp(x[0], y[0]))[0]
+    return top === undefined ? b : {...b, rumVersion: top[0]}
+  })
+  const joins = {addressAndAsset: 0, asset: 0, address: 0, none: 0}
+  for (const v of hurt) {
+    if (v.join === 'address+asset') joins.addressAndAsset++
+    else if (v.join === 'asset') joins.asset++
+    else if (v.join === 'address') joins.address++
+    else joins.none++
+  }
+  const unexplained = found.filter((f) => !f.explained)
+  const top: RumReport = {
+    ...findings(found, unconfirmed.length, coverage(ms(report.input.first), ms(report.input.last), report.totals.pageLoads)),
+    input: rum.input,
+    joins,
+    unexplainedExamples: unexplained.slice(0, MAX_EXAMPLES).map((f) => ({
+      time: new Date(f.kind === 'crash' ? (f.view.crash?.time ?? f.view.time) : f.view.time).toISOString(), session: f.view.session, view: f.view.id, message: f.message,
+      ...(f.path === undefined ? {} : {url: f.path}), ...(f.view.user === undefined ? {} : {user: f.view.user}),
+    })),
+  }
+  const details = report.details === undefined ? undefined : {
+    ...report.details,
+    brokenPageLoads: report.details.brokenPageLoads.map((b) => {
+      const v = byKey.get(pageKey(b.app, b.id))?.view
+      return v === undefined ? b : {...b, rum: pageLoadOf(v)}
+    }),
+  }
+  return {...report, builds, deploys, incidents, rum: top, ...(details === undefined ? {} : {details})}
+}
+
+interface Found {
+  view: View
+  kind: BrowserFailure
+  /** A failure of the log explains it (its view joined a page load of the log with a failure of this kind). */
+  explained: boolean
+  /** A crash joined to a crashed page load of the log. */
+  confirmed: boolean
+  deployId: string | null
+  incidentId: string | null
+  message: string
+  path?: string
+}
+
+function findings(found: readonly Found[], unconfirmed: number, coverage: number | null): RumFindings {
+  const accounts = new Set<string>()
+  const sessions = new Set<string>()
+  const versions = new Map<string, {crashedPageLoads: number; lazyFailures: number}>()
+  let crashed = 0
+  let confirmed = 0
+  let lazy = 0
+  let unexplained = 0
+  for (const f of found) {
+    if (f.view.user !== undefined) accounts.add(f.view.user)
+    sessions.add(f.view.session)
+    const v = f.view.version ?? '(none)'
+    const counts = versions.get(v) ?? {crashedPageLoads: 0, lazyFailures: 0}
+    versions.set(v, counts)
+    if (f.kind === 'crash') {
+      crashed++
+      counts.crashedPageLoads++
+      if (f.confirmed) confirmed++
+    } else {
+      lazy++
+      counts.lazyFailures++
+    }
+    if (!f.explained) unexplained++
+  }
+  return {
+    crashedPageLoads: crashed, confirmed, lazyFailures: lazy, accounts: accounts.size, accountIds: [...accounts].sort(cmp), sessions: sessions.size,
+    coverage, unexplained, unconfirmed,
+    versions: [...versions].map(([version, c]) => ({version, ...c}))
+      .sort((a, b) => b.crashedPageLoads + b.lazyFailures - (a.crashedPageLoads + a.lazyFailures) || cmp(a.version, b.version)),
+  }
+}
+
+/** The views of the events, oldest first: each view's fields from its view event, else from the first event of it. */
+function viewsOf(events: readonly RumEvent[]): View[] {
+  const views = new Map<string, View>()
+  for (const e of events) {
+    const key = `${e.session}\n${e.view}`
+    let v = views.get(key)
+    if (v === undefined) {
+      v = {id: e.view, session: e.session, time: e.time, initial: e.kind === 'view' ? e.loadingType !== 'route_change' : true, assets: new Set(), lazy: new Map(), failedScripts: new Map()}
+      views.set(key, v)
+    }
+    if (e.kind === 'view') {
+      // The view event's own time is when the page began to load, whatever came first in the file.
+      v.time = e.time
+      v.initial = e.loadingType !== 'route_change'
+    }
+    v.clientIp ??= e.clientIp
+    v.userAgent ??= e.userAgent
+    v.user ??= e.user
+    v.version ??= e.version
+    if (e.resource) {
+      v.assets.add(e.resource.path)
+      const status = e.resource.status
+      if (status !== undefined && status >= 400 && isScript(e.resource.type, e.resource.path) && !v.failedScripts.has(e.resource.path)) v.failedScripts.set(e.resource.path, {status, time: e.time})
+    }
+    if (e.error) {
+      const failure = browserFailureOf(e.error.message, e.error.type)
+      if (failure === undefined) continue
+      const url = e.error.url ?? urlInError(e.error.message)
+      const path = e.error.path ?? (url === undefined ? undefined : urlPath(url))
+      if (path !== undefined) v.assets.add(path)
+      const seen = {message: e.error.message, ...(path === undefined ? {} : {path}), time: e.time}
+      // A crash of an initial load; the same words later in a route the SPA opened are a failed lazy load.
+      if (failure === 'crash' && v.initial) v.crash ??= seen
+      else if (!v.lazy.has(path ?? e.error.message)) v.lazy.set(path ?? e.error.message, seen)
+    }
+  }
+  // A script that failed with no error of a lazy load naming it crashed the page (the browser threw
+  // nothing for it: a classic script's 404 is only a failed resource).
+  for (const v of views.values()) {
+    if (v.crash !== undefined || !v.initial) continue
+    // A lazy load's error that names no URL (Safari's, Firefox's) claims the failed script next to it in time.
+    const unnamed = [...v.lazy.values()].filter((l) => l.path === undefined).map((l) => l.time)
+    for (const [path, f] of v.failedScripts) {
+      if (v.lazy.has(path) || unnamed.some((t) => Math.abs(t - f.time) <= UNNAMED_LAZY_MS)) continue
+      v.crash = {message: `script ${path} answered ${f.status}`, path, time: f.time}
+      break
+    }
+  }
+  return [...views.values()].sort((a, b) => a.time - b.time || cmp(a.id, b.id))
+}
+
+/** A resource that is a script: RUM's `js` type, else (no type given) a script's extension. */
+function isScript(type: string | undefined, path: string): boolean {
+  return type !== undefined ? type === 'js' : /\.[cm]?js$/i.test(path)
+}
+
+/** The log's page loads with failures, by app and page load. */
+function pagesOf(failures: readonly FailureRecord[]): Map<string, LogPage> {
+  const pages = new Map<string, LogPage>()
+  for (const f of failures) {
+    const key = pageKey(f.app, f.pageLoad.id)
+    let p = pages.get(key)
+    if (p === undefined) {
+      p = {time: Date.parse(f.pageLoad.time), clientIp: f.clientIp, userAgent: f.userAgent, build: f.pageLoad.build, lazy: [], first: f, paths: new Set()}
+      pages.set(key, p)
+    }
+    p.paths.add(f.path)
+    if (f.asset !== 'script') continue
+    if (f.phase === 'initial') p.crash ??= f
+    else p.lazy.push(f)
+  }
+  return pages
+}
+
+const pageKey = (app: string | null, id: number): string => `${app ?? ''}\n${id}`
+
+/**
+ * Joins views to page loads, the best pairs first: an address and an asset both saw, then an asset
+ * alone, then the address alone (`strict`: address and asset both), the same user agent before
+ * another, the nearest in time before a farther one. Each view and each page load joins once.
+ */
+function join(views: readonly View[], pages: readonly LogPage[], window: number, strict: boolean): void {
+  const pairs: {view: View; page: LogPage; how: RumJoin; score: number; dt: number}[] = []
+  const times = pages.map((p) => p.time)
+  for (const v of views) {
+    const from = lowerBound(times, v.time - window)
+    const to = lowerBound(times, v.time + window + 1)
+    const near = pages.slice(from, to).map((page) => ({page, dt: Math.abs(page.time - v.time)})).sort((a, b) => a.dt - b.dt).slice(0, MAX_CANDIDATES)
+    for (const {page, dt} of near) {
+      const address = v.clientIp !== undefined && v.clientIp === page.clientIp
+      const asset = [...page.paths].some((p) => v.assets.has(p))
+      if (strict ? !(address && asset) : !(address || asset)) continue
+      const how: RumJoin = address && asset ? 'address+asset' : asset ? 'asset' : 'address'
+      pairs.push({view: v, page, how, score: (address ? 2 : 0) + (asset ? 4 : 0) + (v.userAgent !== undefined && v.userAgent === page.userAgent ? 1 : 0), dt})
+    }
+  }
+  pairs.sort((a, b) => b.score - a.score || a.dt - b.dt || a.view.time - b.view.time)
+  for (const {view, page, how} of pairs) {
+    if (view.page !== undefined || page.view !== undefined) continue
+    view.page = page
+    view.join = how
+    page.view = view
+  }
+}
+
+function pageLoadOf(v: View): RumPageLoad {
+  const error = v.crash?.message ?? [...v.lazy.values()][0]?.message
+  return {
+    session: v.session, view: v.id, join: v.join as RumJoin, crashed: v.crash !== undefined,
+    ...(error === undefined ? {} : {error}), ...(v.user === undefined ? {} : {user: v.user}), ...(v.version === undefined ? {} : {version: v.version}),
+  }
+}
+
+/** The deploy whose window (with the margin) holds a time, the nearest start when several do; null when none. */
+function deployAt(report: AnalysisReport, time: number, options: RumJoinOptions): string | null {
+  let best: {id: string; d: number} | undefined
+  for (const d of report.deploys) {
+    const start = Date.parse(d.start)
+    if (time < start - options.deployMarginMs || time > Date.parse(d.end) + options.deployMarginMs) continue
+    const dist = Math.abs(time - start)
+    if (best === undefined || dist < best.d) best = {id: d.id, d: dist}
+  }
+  return best?.id ?? null
+}
+
+function countBetween(sorted: readonly number[], start: number, end: number): number {
+  if (!Number.isFinite(start) || !Number.isFinite(end)) return 0
+  return lowerBound(sorted, end + 1) - lowerBound(sorted, start)
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
