@@ -16,6 +16,12 @@ export interface RumInput {
   events: readonly RumEvent[]
   /** What was read (files, records, skipped ones). */
   input: RumReport['input']
+  /**
+   * Page loads (initial-load views) counted rather than read, by time bucket (a live pull counts
+   * them on Datadog's side and reads only the views that matter): coverage is counted from these
+   * instead of the views read. In time order; a bucket counts where it starts.
+   */
+  initialLoads?: readonly {start: number; count: number}[]
 }
 
 export interface RumJoinOptions {
@@ -102,9 +108,14 @@ export function withRum(report: AnalysisReport, failures: readonly FailureRecord
   // Crashed page loads of the log that a view without a crash saw.
   const unconfirmed = pages.filter((p) => p.crash !== undefined && p.view !== undefined && p.view.crash === undefined)
 
-  const initialTimes = views.filter((v) => v.initial).map((v) => v.time)
+  const loads = rum.initialLoads ?? views.filter((v) => v.initial).map((v) => ({start: v.time, count: 1}))
+  const loadTimes = loads.map((b) => b.start)
+  const loadsBefore = [0]
+  for (const b of loads) loadsBefore.push((loadsBefore[loadsBefore.length - 1] as number) + b.count)
+  const loadsBetween = (start: number, end: number): number => (Number.isFinite(start) && Number.isFinite(end) ?
+    (loadsBefore[lowerBound(loadTimes, end + 1)] as number) - (loadsBefore[lowerBound(loadTimes, start)] as number) : 0)
   const coverage = (start: number, end: number, pageLoads: number): number | null =>
-    pageLoads === 0 ? null : Math.min(1, round3(countBetween(initialTimes, start, end) / pageLoads))
+    pageLoads === 0 ? null : Math.min(1, round3(loadsBetween(start, end) / pageLoads))
   const ms = (iso: string | null): number => (iso === null ? Number.NaN : Date.parse(iso))
 
   const deploys = report.deploys.map((d) => ({
@@ -324,11 +335,6 @@ function deployAt(report: AnalysisReport, time: number, options: RumJoinOptions)
     if (best === undefined || dist < best.d) best = {id: d.id, d: dist}
   }
   return best?.id ?? null
-}
-
-function countBetween(sorted: readonly number[], start: number, end: number): number {
-  if (!Number.isFinite(start) || !Number.isFinite(end)) return 0
-  return lowerBound(sorted, end + 1) - lowerBound(sorted, start)
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000

@@ -44,6 +44,11 @@ export interface AnalyzeRequest {
   reorderWindowMs: number
   /** Files of Datadog RUM events read beside the logs (`--rum`): the browsers' crashes joined to the log's failures. */
   rum?: string[]
+  /**
+   * RUM events pulled once the logs are analysed (`--rum-query`): the pull is told the log's
+   * failures, to read the views and resources of the sessions that matter only.
+   */
+  rumPull?: (failures: readonly FailureRecord[], report: AnalysisReport) => Promise<RumInput>
   /** Writes every flagged request here as NDJSON. */
   failuresFile?: string
   /** Called with every flagged request (for the CSV and NDJSON reports). */
@@ -78,8 +83,9 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
     // and the analysis starts over.
     for (;;) {
       try {
-        const {report, failures} = await runOnce(req, paths, sortWhole, declared, parallel.reading, rum !== undefined)
-        return rum === undefined ? report : withRum(report, failures, rum, {deployMarginMs: req.analysis.deployMarginMs})
+        const {report, failures} = await runOnce(req, paths, sortWhole, declared, parallel.reading, rum !== undefined || req.rumPull !== undefined)
+        const browsers = rum ?? (req.rumPull ? await req.rumPull(failures, report) : undefined)
+        return browsers === undefined ? report : withRum(report, failures, browsers, {deployMarginMs: req.analysis.deployMarginMs})
       } catch (error: unknown) {
         if (!(error instanceof OrderViolation) || sortWhole.has(error.file)) throw error
         sortWhole.add(error.file)
