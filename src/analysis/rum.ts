@@ -40,7 +40,7 @@ const MAX_EXAMPLES = 10
 const UNNAMED_LAZY_MS = 5000
 
 /** A RUM view with what the join and the counts need. */
-interface View {
+export interface View {
   id: string
   session: string
   time: number
@@ -50,6 +50,7 @@ interface View {
   userAgent?: string
   user?: string
   version?: string
+  service?: string
   /** Paths of the assets it requested (resources) and that its errors name. */
   assets: Set<string>
   crash?: {message: string; path?: string; time: number}
@@ -167,7 +168,8 @@ export function withRum(report: AnalysisReport, failures: readonly FailureRecord
   return {...report, builds, deploys, incidents, rum: top, ...(details === undefined ? {} : {details})}
 }
 
-interface Found {
+/** A browser failure: a view's crash or one of its failed lazy loads, with the scope it is counted in. */
+export interface Found {
   view: View
   kind: BrowserFailure
   /** A failure of the log explains it (its view joined a page load of the log with a failure of this kind). */
@@ -180,7 +182,7 @@ interface Found {
   path?: string
 }
 
-function findings(found: readonly Found[], unconfirmed: number, coverage: number | null): RumFindings {
+export function findings(found: readonly Found[], unconfirmed: number, coverage: number | null): RumFindings {
   const accounts = new Set<string>()
   const sessions = new Set<string>()
   const versions = new Map<string, {crashedPageLoads: number; lazyFailures: number}>()
@@ -213,7 +215,7 @@ function findings(found: readonly Found[], unconfirmed: number, coverage: number
 }
 
 /** The views of the events, oldest first: each view's fields from its view event, else from the first event of it. */
-function viewsOf(events: readonly RumEvent[]): View[] {
+export function viewsOf(events: readonly RumEvent[]): View[] {
   const views = new Map<string, View>()
   for (const e of events) {
     const key = `${e.session}\n${e.view}`
@@ -231,6 +233,7 @@ function viewsOf(events: readonly RumEvent[]): View[] {
     v.userAgent ??= e.userAgent
     v.user ??= e.user
     v.version ??= e.version
+    v.service ??= e.service
     if (e.resource) {
       v.assets.add(e.resource.path)
       const status = e.resource.status

@@ -3,6 +3,7 @@ import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
 import {type RumInput, withRum} from '../analysis/rum'
+import {rumOnlyReport} from '../analysis/rum-alone'
 import type {AnalysisOptions} from '../analysis/options'
 import type {PageCensus} from '../model/page-census'
 import type {AccessEvent} from '../model/access-event'
@@ -73,6 +74,8 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const declared = [...(req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []), ...(req.deploys ?? [])].sort((a, b) => a.start - b.start)
   // Read before the logs: an unreadable RUM file fails the run before a long read, not after it.
   const rum = req.rum !== undefined && req.rum.length > 0 ? await readRum(req.rum, req.onNotice) : undefined
+  // RUM alone, no logs: the browsers' own failures per deploy (the records given, else RUM's versions).
+  if (rum !== undefined && req.inputs.length === 0 && (req.sources ?? []).length === 0) return rumOnlyReport(rum, declared, {deployMarginMs: req.analysis.deployMarginMs})
   const inputs = await readableInputs(req.inputs, req.stdin, req.onNotice)
   const paths = inputs.paths
   const parallel = openParallel(req.parallel)

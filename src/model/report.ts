@@ -464,6 +464,26 @@ export interface RumReport extends RumFindings {
   joins: {addressAndAsset: number; asset: number; address: number; none: number}
   /** The first browser failures no log failure explains (at most 10), to look into. */
   unexplainedExamples: {time: string; session: string; view: string; message: string; url?: string; user?: string}[]
+  /**
+   * RUM read without access logs (`analyze --rum FILE` alone): nothing is confirmed or unexplained,
+   * and the deploys are RUM's own (`rum.deploys`): from the deploy records given, else from the
+   * versions the pages carried.
+   */
+  withoutLogs?: true
+  deploys?: RumDeployFindings[]
+}
+
+/** A deploy as RUM alone sees it, and its browsers' failures: those in its window, and the stale tabs of the version it retired. */
+export interface RumDeployFindings extends RumFindings {
+  id: string
+  /** The RUM service (the app) it rolled out; null when the events name none. */
+  service: string | null
+  /** The deploy records it was fused from, or `inferred` (from the versions RUM saw change). */
+  sources: DeploySource[]
+  start: string
+  end: string
+  fromVersion: string | null
+  toVersion: string | null
 }
 
 /** One flagged request of a person, as written by `--failures FILE` (one JSON object per line). */

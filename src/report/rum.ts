@@ -25,6 +25,13 @@ const hurt = (f: RumFindings): boolean => f.crashedPageLoads + f.lazyFailures + 
 
 /** The sentence the headline ends with: how many crashes the browsers confirmed, and how many accounts they were. */
 export function rumSentence(rum: RumReport): string {
+  if (rum.withoutLogs) {
+    const deploys = rum.deploys ?? []
+    const worst = [...deploys].sort((a, b) => b.crashedPageLoads + b.lazyFailures - (a.crashedPageLoads + a.lazyFailures))[0]
+    return `RUM alone (no access logs): ${plural(rum.crashedPageLoads, 'page load')} crashed and ${plural(rum.lazyFailures, 'lazy load')} failed, hurting ` +
+      `${plural(rum.accounts, 'signed-in account')} in ${plural(rum.sessions, 'session')}, over ${plural(deploys.length, 'deploy')}` +
+      `${worst && worst.crashedPageLoads + worst.lazyFailures > 0 ? `; the most in ${worst.id} (${worst.fromVersion ?? '?'} → ${worst.toVersion ?? '?'})` : ''}.`
+  }
   const parts = [`The browsers (RUM, ${share(rum.coverage)} of page loads seen) confirmed ${rum.confirmed} of the ${plural(rum.crashedPageLoads, 'crash', 'crashes')} they reported` +
     `${rum.lazyFailures > 0 ? ` and reported ${plural(rum.lazyFailures, 'failed lazy load')}` : ''}, hurting ${plural(rum.accounts, 'signed-in account')} in ${plural(rum.sessions, 'session')}`]
   if (rum.unconfirmed > 0) parts.push(`${plural(rum.unconfirmed, 'crashed page load')} of the log they saw did not crash there`)
@@ -36,6 +43,7 @@ export function rumText(r: AnalysisReport): RumText | null {
   const rum = r.rum
   if (rum === undefined) return null
   const rows = [
+    ...(rum.deploys ?? []).filter(hurt).map((d) => rowOf(`deploy ${d.id} (${d.fromVersion ?? '?'} → ${d.toVersion ?? '?'})`, d)),
     ...r.deploys.filter((d) => d.rum !== undefined && hurt(d.rum)).map((d) => rowOf(`deploy ${d.id}`, d.rum as RumFindings)),
     ...r.incidents.filter((i) => i.rum !== undefined && hurt(i.rum)).map((i) => rowOf(`incident ${i.id}`, i.rum as RumFindings)),
     rowOf('all', rum),

@@ -31,6 +31,7 @@ export const appLabel = (app: string | null): string => app ?? '(unnamed)'
 /** The answer: who was hurt and how, for how long, by which deploy; then the fix that would have prevented the most of it. */
 export function headline(r: AnalysisReport): string {
   const t = r.totals
+  if (r.rum?.withoutLogs) return rumSentence(r.rum)
   if (r.input.records === 0) return 'No records in the input: nothing to analyse.'
   if (t.failedRequests === 0) {
     return `No failed asset requests of people in ${plural(t.pageLoads, 'page load')} (${plural(r.deploys.length, 'deploy')} seen).`

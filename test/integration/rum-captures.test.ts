@@ -8,7 +8,16 @@
  * load) and the RUM file, joined here on the browser's address and the page load's start, not by
  * the tool's join.
  */
-import {type Capture, CAPTURES, FORMATS, loadCapture} from '../../scripts/captures/capture'
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {DEFAULT_OPTIONS} from '../../src/analysis/options'
+import {analyze} from '../../src/app/analyze'
+import type {AnalysisReport} from '../../src/model/report'
+import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
+import {type Capture, CAPTURES, FORMATS, loadCapture, renderDeployEvents, renderRum, stretchOf} from '../../scripts/captures/capture'
 import {composeCaptures} from '../../scripts/captures/compose'
 import {analyzeCase, type CaseSpec} from '../../scripts/captures/run'
 import {ROOT} from '../helpers/cli'
@@ -109,5 +118,40 @@ describe('two apps behind one ingress, each with its browsers', () => {
       const deploys = report.deploys.filter((d) => d.app === app)
       expect(deploys.map((d) => d.rum?.crashedPageLoads)).toEqual(deploys.map((_d, i) => want.crashed.get(i + 1) ?? 0))
     }
+  })
+})
+
+describe('RUM alone, no access logs (analyze --rum FILE)', () => {
+  const ajv = new Ajv({allErrors: true, strict: false})
+  addFormats(ajv)
+  const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')) as object)
+
+  /** The capture's RUM events (and, with `deploys`, its Datadog deploy events) alone, at the recorded speed. */
+  async function alone(name: string, deploys: boolean): Promise<AnalysisReport> {
+    const c = capture(name)
+    const s = stretchOf(c, 1)
+    const dir = mkdtempSync(join(tmpdir(), 'skewscan-rum-alone-'))
+    try {
+      const rum = join(dir, 'rum.json')
+      writeFileSync(rum, renderRum(c, s, 'newest-first'))
+      const deploysFile = deploys ? join(dir, 'deploys.json') : undefined
+      if (deploysFile) writeFileSync(deploysFile, renderDeployEvents(c, s))
+      return await analyze({inputs: [], rum: [rum], normalize: DEFAULT_NORMALIZE, analysis: DEFAULT_OPTIONS, reorderWindowMs: 60_000, parallel: false, ...(deploysFile ? {deploysFile} : {})})
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }
+
+  it.each(CAPTURES.flatMap((name) => [[name, true], [name, false]] as const))('%s, deploy events %s: crashes, lazy failures and accounts per deploy as the truth has them', async (name, deploys) => {
+    const want = expected(capture(name))
+    const r = await alone(name, deploys)
+    expect(validate(r) || validate.errors).toBe(true)
+    const rum = r.rum
+    expect(rum).toMatchObject({withoutLogs: true, crashedPageLoads: sum(want.crashed), lazyFailures: sum(want.lazy), accountIds: want.accounts, sessions: want.sessions, unexplained: 0, confirmed: 0})
+    // One deploy per rollout, from the records or from the versions the pages carried, each with its own failures.
+    const truthDeploys = capture(name).truth.deploys
+    expect(rum?.deploys?.length).toBe(truthDeploys.length)
+    expect(rum?.deploys?.map((d) => [d.crashedPageLoads, d.lazyFailures])).toEqual(truthDeploys.map((_d, i) => [want.crashed.get(i + 1) ?? 0, want.lazy.get(i + 1) ?? 0]))
+    expect(rum?.deploys?.every((d) => d.fromVersion !== null && d.toVersion !== null && d.fromVersion !== d.toVersion)).toBe(true)
   })
 })
