@@ -73,6 +73,8 @@ interface LogPage {
   crash?: FailureRecord
   /** Its failed lazy loads (scripts after the initial load). */
   lazy: FailureRecord[]
+  /** Every failed script request of it, whatever its phase. */
+  scripts: FailureRecord[]
   first: FailureRecord
   /** Paths of every request of it that failed. */
   paths: Set<string>
@@ -102,7 +104,9 @@ export function withRum(report: AnalysisReport, failures: readonly FailureRecord
       found.push({view: v, kind: 'crash', explained: p !== undefined, confirmed: script !== undefined, deployId: cause?.deployId ?? deployAt(report, v.time, options), incidentId: cause?.incidentId ?? null, message: v.crash.message, path: v.crash.path})
     }
     for (const l of v.lazy.values()) {
-      const f = p === undefined ? undefined : p.lazy.find((x) => l.path === undefined || x.path === l.path)
+      // The log's failure of that script, whatever phase the log's timing gave it (the browser
+      // knows it was an import()); an error that names no URL, any lazy failure of the page.
+      const f = p === undefined ? undefined : l.path === undefined ? p.lazy[0] : p.scripts.find((x) => x.path === l.path)
       found.push({view: v, kind: 'lazy', explained: f !== undefined, confirmed: false, deployId: f?.deployId ?? deployAt(report, l.time, options), incidentId: f?.incidentId ?? null, message: l.message, path: l.path})
     }
   }
@@ -278,11 +282,12 @@ function pagesOf(failures: readonly FailureRecord[]): Map<string, LogPage> {
     const key = pageKey(f.app, f.pageLoad.id)
     let p = pages.get(key)
     if (p === undefined) {
-      p = {time: Date.parse(f.pageLoad.time), clientIp: f.clientIp, userAgent: f.userAgent, build: f.pageLoad.build, lazy: [], first: f, paths: new Set()}
+      p = {time: Date.parse(f.pageLoad.time), clientIp: f.clientIp, userAgent: f.userAgent, build: f.pageLoad.build, lazy: [], scripts: [], first: f, paths: new Set()}
       pages.set(key, p)
     }
     p.paths.add(f.path)
     if (f.asset !== 'script') continue
+    p.scripts.push(f)
     if (f.phase === 'initial') p.crash ??= f
     else p.lazy.push(f)
   }

@@ -8,6 +8,7 @@ import {LabFiles} from '../lab/files'
 import {compareRow, STRATEGIES, type StrategySettings} from '../lab/compare'
 import {Random} from '../lab/random'
 import {BrowserRecord} from '../lab/record'
+import {rumApplication, RumJournal} from '../lab/rum'
 import {type CompareReport, deployReport, type LabReport, type LabStop} from '../lab/report'
 import {deployLength, type LabAction, planSchedule} from '../lab/schedule'
 import type {CompareRequest, LabSettings} from '../lab/settings'
@@ -20,6 +21,8 @@ export interface LabRequest extends LabSettings {
   ingressLogFile?: string
   /** Deploy windows, `[{start, end, service, version, from}]`, rewritten after each deploy. */
   deploysFile?: string
+  /** The browsers' Datadog RUM events (a RUM events search API response), `rumSampleRate` percent of their sessions. */
+  rumFile?: string
   timing?: BrowserTiming
   /**
    * `wall` (default): real time, for watching and probing a deploy. `simulated`: time moves only
@@ -47,8 +50,12 @@ export async function runLab(req: LabRequest): Promise<LabReport> {
   const now = (): number => clock.now()
   const startedAt = now()
   const builds = makeLabBuilds(req.deploys + 1, req.seed, new Date(startedAt).toISOString().slice(0, 10).replace(/-/g, '.'), req.distinctShellLengths === true)
-  const files = await LabFiles.open({log: req.logFile, ingressLog: req.ingressLogFile, deploys: req.deploysFile}, {...LOG_CONTEXT, service: req.service})
+  const files = await LabFiles.open({log: req.logFile, ingressLog: req.ingressLogFile, deploys: req.deploysFile, rum: req.rumFile}, {...LOG_CONTEXT, service: req.service})
   const record = new BrowserRecord()
+  const rum = req.rumFile === undefined ? undefined : new RumJournal({
+    seed: req.seed, sampleRate: req.rumSampleRate ?? 100, context: {service: req.service, env: LOG_CONTEXT.env, application: rumApplication(req.seed)},
+    write: (items) => files.rum(items),
+  })
   const names = new Random(req.seed, 'pod-names')
   const cluster = new LabCluster({
     builds, affinity: req.affinity, keepOldAssets: req.keepOldAssets, missing: req.missing, latencyMs: clock.simulated ? 0 : req.latencyMs,
@@ -76,7 +83,7 @@ export async function runLab(req: LabRequest): Promise<LabReport> {
   }
   const fleet = new BrowserFleet({
     baseUrl: url, count: req.browsers, seed: req.seed, timing: req.timing ?? DEFAULT_TIMING, record, clock,
-    buildIndex: (v) => (v === undefined ? null : versions.get(v) ?? null),
+    buildIndex: (v) => (v === undefined ? null : versions.get(v) ?? null), ...(rum ? {rum} : {}),
   })
   let stoppedBy: LabStop = 'interrupt'
   try {
@@ -91,6 +98,7 @@ export async function runLab(req: LabRequest): Promise<LabReport> {
   } finally {
     await fleet.stop()
     await cluster.shutdown()
+    rum?.flush()
     await files.close()
   }
   await files.writeDeploys(cluster.deploys)
@@ -106,7 +114,11 @@ export async function runLab(req: LabRequest): Promise<LabReport> {
     pods: cluster.pods.map((p) => ({name: p.name, build: p.build, address: p.address, start: new Date(p.start).toISOString(), stop: p.stop === null ? null : new Date(p.stop).toISOString()})),
     browsers: record.summary(cluster.deploys), failures: record.failures.slice(0, MAX_REPORTED_FAILURES).map((f) => ({...f, time: new Date(f.time).toISOString()})),
     requests: cluster.balancer.requests,
-    files: {...(req.logFile ? {log: req.logFile} : {}), ...(req.ingressLogFile ? {ingressLog: req.ingressLogFile} : {}), ...(req.deploysFile ? {deploys: req.deploysFile} : {})},
+    files: {
+      ...(req.logFile ? {log: req.logFile} : {}), ...(req.ingressLogFile ? {ingressLog: req.ingressLogFile} : {}), ...(req.deploysFile ? {deploys: req.deploysFile} : {}),
+      ...(req.rumFile ? {rum: req.rumFile} : {}),
+    },
+    ...(rum ? {rum: rum.summary()} : {}),
   }
 }
 

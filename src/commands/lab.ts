@@ -15,7 +15,7 @@ const ONE_RUN = ['compare']
 
 export default class Lab extends BaseCommand {
   static override summary = 'Run a local rolling deploy on loopback (pods, a load balancer, simulated browsers) and watch it break pages'
-  static override description = `Starts pods serving builds with content-hashed bundles behind a load balancer of its own on 127.0.0.1, deploys new builds on a timetable, and sends simulated browsers through it. Writes the balancer's access log (Datadog NDJSON, optionally ingress-nginx lines) and the deploy windows, for skewscan analyze; probe it with skewscan probe. Pod starts and stops go to stderr as they happen; the summary of what the browsers got goes to stdout at the end (--json: as JSON).
+  static override description = `Starts pods serving builds with content-hashed bundles behind a load balancer of its own on 127.0.0.1, deploys new builds on a timetable, and sends simulated browsers through it. Writes the balancer's access log (Datadog NDJSON, optionally ingress-nginx lines), the deploy windows and the browsers' Datadog RUM events, for skewscan analyze; probe it with skewscan probe. Pod starts and stops go to stderr as they happen; the summary of what the browsers got goes to stdout at the end (--json: as JSON).
 
 --compare runs every strategy (round-robin, cookie affinity, old assets kept, 404 for missing, blue/green) at once with the same browsers, and prints one table.`
 
@@ -26,6 +26,7 @@ export default class Lab extends BaseCommand {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --log lab.ndjson --deploys-out deploys.json --once',
+    '<%= config.bin %> <%= command.id %> --log lab.ndjson --deploys-out deploys.json --rum-out rum.json --rum-sample-rate 80 --once',
     '<%= config.bin %> <%= command.id %> --affinity cookie --step 5s --port 8080',
     '<%= config.bin %> <%= command.id %> --compare',
     '<%= config.bin %> <%= command.id %> --compare --step 1s --json',
@@ -53,6 +54,8 @@ export default class Lab extends BaseCommand {
     log: Flags.string({exclusive: ONE_RUN, description: 'write the balancer\'s access log here (Datadog Logs API v2 NDJSON, millisecond timestamps)'}),
     'ingress-log': Flags.string({exclusive: ONE_RUN, description: 'also write ingress-nginx access lines here'}),
     'deploys-out': Flags.string({exclusive: ONE_RUN, description: 'write the deploy windows here (JSON list, as analyze --deploys reads)'}),
+    'rum-out': Flags.string({exclusive: ONE_RUN, description: 'write the Datadog RUM events the browsers would have sent here (a RUM events search API response, as analyze --rum reads)'}),
+    'rum-sample-rate': Flags.integer({min: 0, max: 100, exclusive: ONE_RUN, dependsOn: ['rum-out'], description: 'percent of the browsers\' sessions RUM samples [default: 100]'}),
     compare: Flags.boolean({default: false, description: 'run every strategy with the same simulated browsers and print one table'}),
     wide: outputFlags.wide,
     columns: outputFlags.columns,
@@ -72,7 +75,7 @@ export default class Lab extends BaseCommand {
       const report = await runLab({
         ...labSettings(flags), signal: interrupt.signal,
         ...(flags.log ? {logFile: flags.log} : {}), ...(flags['ingress-log'] ? {ingressLogFile: flags['ingress-log']} : {}),
-        ...(flags['deploys-out'] ? {deploysFile: flags['deploys-out']} : {}),
+        ...(flags['deploys-out'] ? {deploysFile: flags['deploys-out']} : {}), ...(flags['rum-out'] ? {rumFile: flags['rum-out']} : {}),
         onListening: (url) => this.notice(`Lab balancer listening on ${url}  (probe it: skewscan probe ${url}; Ctrl-C stops the lab)`),
         onEvent: (e) => this.notice(renderLabEvent(e)),
       })

@@ -5,9 +5,11 @@ import type {Clock} from '../probe/clock'
 import {mapBounded} from '../probe/concurrency'
 import {CookieJar} from '../probe/cookie-jar'
 import {HttpClient, type HttpResult} from '../probe/http-client'
+import type {AssetKind} from '../probe/assets'
 import {chunkMap, ROUTES} from './builds'
 import {Random} from './random'
 import type {BrowserRecord} from './record'
+import type {RumIdentity, RumJournal, RumLoad, RumPage, RumVisitor} from './rum'
 
 /** How simulated people use the app (ms). Short enough to watch a deploy in seconds, long enough to hold tabs across pod changes. */
 export interface BrowserTiming {
@@ -33,6 +35,8 @@ export interface FleetOptions {
   /** Build index of a version named by a pod's `x-lab-build` header. */
   buildIndex: (version: string | undefined) => number | null
   clock: Clock
+  /** Where the browsers' RUM events go (`lab --rum-out`); without it, nothing of RUM is done. */
+  rum?: RumJournal
 }
 
 const USER_AGENTS = [
@@ -57,6 +61,20 @@ export function visitorIp(n: number): string {
 interface Visitor {
   key: string
   client: HttpClient
+  /** The visitor to RUM, and who it is in the record (a copy of its own: the record goes into the report). */
+  rum?: {visitor: RumVisitor; identity: RumIdentity}
+}
+
+/** What a page loaded with is to RUM: a module script (an entry, a modulepreload), a classic script, a stylesheet, a preload. */
+const RUM_LOAD: Record<AssetKind, RumLoad> = {module: 'module', modulepreload: 'module', script: 'script', stylesheet: 'stylesheet', preload: 'preload'}
+
+/** The page load under way: its id in the record, its shell, and its RUM view when RUM samples it. */
+interface Page {
+  id: number
+  url: string
+  bytes: number
+  build: number | null
+  rum?: RumPage
 }
 
 /**
@@ -102,12 +120,14 @@ export class BrowserFleet {
     const rng = new Random(this.o.seed, `browser-${slot}`)
     const t = this.o.timing
     await this.sleep(rng.between(0, t.thinkMs[1]))
-    while (!this.stopping) {
+    for (let n = 0; !this.stopping; n++) {
       const ip = visitorIp(this.visits++)
       const userAgent = rng.pick(USER_AGENTS)
+      const rum = this.o.rum?.visitor(slot, n, ip, userAgent)
       const visitor: Visitor = {
         key: `${ip} ${userAgent}`,
         client: new HttpClient({userAgent, timeoutMs: 10_000, headers: {'x-forwarded-for': ip}, jar: new CookieJar(this.now), maxSockets: 6}, this.o.clock),
+        ...(rum === undefined ? {} : {rum: {visitor: rum, identity: {session: rum.session, sampled: rum.sampled, ...(rum.user === undefined ? {} : {user: rum.user})}}}),
       }
       this.visitors.add(visitor)
       try {
@@ -127,34 +147,49 @@ export class BrowserFleet {
     const route = rng.next() < 0.7 ? undefined : rng.pick(ROUTES)
     const path = route === undefined ? '/' : route === 'products' ? `/products/${rng.int(1, 250)}` : `/${route}`
     const lazy = rng.next() < this.o.timing.lazyShare ? {route: rng.pick(ROUTES.filter((r) => r !== route)), delay: rng.between(...this.o.timing.lazyMs)} : undefined
-    const shell = await v.client.get(new URL(path, this.o.baseUrl).href, {keepBody: true, accept: PAGE_ACCEPT})
-    if (shell.status === undefined || shell.status < 200 || shell.status >= 300) {
-      this.o.record.error()
-      return
-    }
-    const page = {id: this.o.record.startPageLoad(v.key, this.now()), url: shell.url, bytes: shell.bytes, build: this.o.buildIndex(header(shell, 'x-lab-build'))}
-    const assets = extractAssets((shell.body ?? Buffer.alloc(0)).toString('utf8'), shell.url)
-    let chunks: Record<string, string> = {}
-    await mapBounded(assets, 6, async (a) => {
-      const r = await this.fetchAsset(v, a.url, page, 'load', a.kind === 'module')
-      if (r.ok && a.kind === 'module') chunks = chunkMap((r.result.body ?? Buffer.alloc(0)).toString('utf8'))
-    })
-    const routeChunk = route === undefined ? undefined : chunks[route]
-    if (routeChunk) await this.fetchAsset(v, new URL(routeChunk, page.url).href, page, 'load', false)
-    const lazyChunk = lazy === undefined ? undefined : chunks[lazy.route]
-    if (lazy && lazyChunk) {
-      await this.sleep(lazy.delay)
-      if (!this.stopping) await this.fetchAsset(v, new URL(lazyChunk, page.url).href, page, 'lazy', false)
+    // RUM's view starts when the shell is asked for; it is written once the page load is over (or dropped, if no shell came).
+    const view = v.rum === undefined ? undefined : this.o.rum?.start(v.rum.visitor, this.now())
+    try {
+      const shell = await v.client.get(new URL(path, this.o.baseUrl).href, {keepBody: true, accept: PAGE_ACCEPT})
+      if (shell.status === undefined || shell.status < 200 || shell.status >= 300) {
+        this.o.record.error()
+        return
+      }
+      const version = header(shell, 'x-lab-build')
+      const page: Page = {id: this.o.record.startPageLoad(v.key, this.now()), url: shell.url, bytes: shell.bytes, build: this.o.buildIndex(version)}
+      if (view) {
+        view.shell = {url: shell.url, ...(version === undefined ? {} : {version})}
+        page.rum = view
+      }
+      const assets = extractAssets((shell.body ?? Buffer.alloc(0)).toString('utf8'), shell.url)
+      let chunks: Record<string, string> = {}
+      await mapBounded(assets, 6, async (a) => {
+        const r = await this.fetchAsset(v, a.url, page, 'load', RUM_LOAD[a.kind], a.kind === 'module')
+        if (r.ok && a.kind === 'module') chunks = chunkMap((r.result.body ?? Buffer.alloc(0)).toString('utf8'))
+      })
+      // The route's chunk comes with the page (a module of its initial load); another route's, later, by import().
+      const routeChunk = route === undefined ? undefined : chunks[route]
+      if (routeChunk) await this.fetchAsset(v, new URL(routeChunk, page.url).href, page, 'load', 'module', false)
+      const lazyChunk = lazy === undefined ? undefined : chunks[lazy.route]
+      if (lazy && lazyChunk) {
+        await this.sleep(lazy.delay)
+        if (!this.stopping) await this.fetchAsset(v, new URL(lazyChunk, page.url).href, page, 'lazy', 'import', false)
+      }
+    } finally {
+      if (view) this.o.rum?.end(view)
     }
   }
 
-  private async fetchAsset(v: Visitor, url: string, page: {id: number; url: string; bytes: number; build: number | null}, phase: 'load' | 'lazy', keepBody: boolean): Promise<{ok: boolean; result: HttpResult}> {
+  private async fetchAsset(v: Visitor, url: string, page: Page, phase: 'load' | 'lazy', load: RumLoad, keepBody: boolean): Promise<{ok: boolean; result: HttpResult}> {
+    const asked = this.now()
     const r = await v.client.get(url, {referer: page.url, keepBody})
     const {outcome} = classifyAsset(r, page.bytes)
+    const time = this.now()
     this.o.record.asset({
-      time: this.now(), browser: v.key, path: new URL(r.url).pathname, pageLoad: page.id, pageBuild: page.build,
-      servingBuild: this.o.buildIndex(header(r, 'x-lab-build')), outcome, phase,
+      time, browser: v.key, path: new URL(r.url).pathname, pageLoad: page.id, pageBuild: page.build,
+      servingBuild: this.o.buildIndex(header(r, 'x-lab-build')), outcome, phase, ...(v.rum ? {rum: v.rum.identity} : {}),
     })
+    page.rum?.requests.push({time: asked, end: time, url, load, ...(r.status === undefined ? {} : {status: r.status}), bytes: r.bytes, outcome})
     return {ok: outcome === 'ok', result: r}
   }
 }

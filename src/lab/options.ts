@@ -24,6 +24,7 @@ export interface LabFlags {
   latency: string
   service: string
   'distinct-shell-lengths'?: boolean
+  'rum-sample-rate'?: number
 }
 
 /** Real-time defaults for watching a deploy (`lab`), compressed ones for `lab --compare`. */
@@ -43,11 +44,14 @@ function common(f: LabFlags, d: (typeof DEFAULTS)['lab']): {stepMs: number; ever
 export function labSettings(f: LabFlags): LabSettings {
   const durationMs = parseDuration('duration', f.duration)
   if (durationMs <= 0) throw new ConfigError('--duration must be longer than 0')
+  const rate = f['rum-sample-rate']
+  if (rate !== undefined && !(rate >= 0 && rate <= 100)) throw new ConfigError('--rum-sample-rate must be a percentage, 0 to 100')
   return {
     ...common(f, DEFAULTS.lab), replicas: f.replicas, deploys: f.deploys, strategy: f.strategy as DeployStrategy,
     affinity: f.affinity as Affinity, keepOldAssets: f['keep-old-assets'], missing: f.missing as MissingMode,
     port: f.port, once: f.once, durationMs, seed: f.seed, service: f.service,
     ...(f['distinct-shell-lengths'] ? {distinctShellLengths: true} : {}),
+    ...(f['rum-sample-rate'] === undefined ? {} : {rumSampleRate: f['rum-sample-rate']}),
   }
 }
 

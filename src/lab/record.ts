@@ -1,4 +1,5 @@
 import type {AssetOutcome} from '../probe/classify'
+import type {RumIdentity} from './rum'
 
 export type Direction = 'oldPageNewPod' | 'newPageOldPod' | 'unknown'
 
@@ -16,6 +17,8 @@ export interface BrowserFailure {
   direction: Direction
   /** `load`: the shell's own assets, fetched right after it; `lazy`: a chunk fetched later by the running page. */
   phase: 'load' | 'lazy'
+  /** Who the browser is to RUM (its session, whether RUM samples it, its account): only when the lab writes RUM events. */
+  rum?: RumIdentity
 }
 
 /** What the simulated browsers went through: the lab's ground truth. */

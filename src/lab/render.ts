@@ -1,3 +1,4 @@
+import {DEFAULT_TIMING} from './browsers'
 import type {DeployWindow, LabEvent} from './cluster'
 import type {LabReport} from './report'
 import {plural} from '../util/plural'
@@ -28,6 +29,16 @@ function marginHint(everySeconds: number): string {
   return everySeconds >= 2 ? ` --deploy-margin ${Math.floor(everySeconds / 2)}s` : ` --deploy-margin ${Math.round(everySeconds * 500)}ms`
 }
 
+/**
+ * analyze tells a page's lazy loads from its initial load by a pause (`--lazy-gap`, 3 s), and the
+ * lab's browsers import their lazy chunk sooner (from 300 ms after the page loaded): with RUM beside
+ * the log, where the browser says which it was, the gap must shrink below that. The lab's initial
+ * load has no pause but the pods' latency.
+ */
+function lazyGapHint(latencyMs: number): string {
+  return ` --lazy-gap ${latencyMs + Math.floor(DEFAULT_TIMING.lazyMs[0] / 2)}ms`
+}
+
 /** What the lab's simulated browsers went through, and where its files are (stdout at the end). */
 export function renderLabReport(r: LabReport): string {
   const s = r.settings
@@ -44,6 +55,11 @@ export function renderLabReport(r: LabReport): string {
   if (r.files.log) lines.push(`Access log (Datadog NDJSON): ${r.files.log}`)
   if (r.files.ingressLog) lines.push(`Access log (ingress-nginx): ${r.files.ingressLog}`)
   if (r.files.deploys) lines.push(`Deploy windows: ${r.files.deploys}`)
-  if (r.files.log) lines.push(`Check it: skewscan analyze ${r.files.log}${r.files.deploys ? ` --deploys ${r.files.deploys}` : ''}${marginHint(s.everySeconds)}`)
+  if (r.files.rum && r.rum) {
+    const u = r.rum
+    lines.push(`RUM events (Datadog RUM search API): ${r.files.rum} (${u.sampledSessions} of ${plural(u.sessions, 'session')} sampled, ${u.signedIn} signed in; ${plural(u.views, 'view')}, ${plural(u.resources, 'resource')}, ${plural(u.errors, 'error')})`)
+  }
+  const rum = r.files.rum ? ` --rum ${r.files.rum}${lazyGapHint(s.latencyMs)}` : ''
+  if (r.files.log) lines.push(`Check it: skewscan analyze ${r.files.log}${r.files.deploys ? ` --deploys ${r.files.deploys}` : ''}${marginHint(s.everySeconds)}${rum}`)
   return `${lines.join('\n')}\n`
 }

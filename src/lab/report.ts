@@ -2,6 +2,7 @@ import type {DeployWindow} from './cluster'
 import type {CompareRow, StrategySettings} from './compare'
 import type {MissingMode} from './pod'
 import type {BrowserFailure, BrowserSummary} from './record'
+import type {RumSummary} from './rum'
 import type {Affinity} from './routing'
 import type {DeployStrategy} from './schedule'
 
@@ -35,7 +36,9 @@ export interface LabReport {
   /** The failed requests of the simulated browsers (the first 1000), ground truth from the pods' own headers. */
   failures: (Omit<BrowserFailure, 'time'> & {time: string})[]
   requests: number
-  files: {log?: string; ingressLog?: string; deploys?: string}
+  files: {log?: string; ingressLog?: string; deploys?: string; rum?: string}
+  /** What the browsers' RUM SDKs sent (`--rum-out`): sessions seen and sampled, events by type. */
+  rum?: RumSummary
 }
 
 /** What `skewscan lab --compare --json` prints. */

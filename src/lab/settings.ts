@@ -23,6 +23,8 @@ export interface LabSettings extends ScheduleInput {
   service: string
   /** Shells of a length per build; by default every build's shell has one length, as real bundlers make them. */
   distinctShellLengths?: boolean
+  /** Percent of the browsers' sessions RUM samples, when the lab writes RUM events (100 when absent). */
+  rumSampleRate?: number
 }
 
 export interface CompareRequest {

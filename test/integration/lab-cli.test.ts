@@ -31,9 +31,9 @@ function listening(port: number): Promise<boolean> {
 
 describe('skewscan lab, run as a user would', () => {
   it('--once: pod starts and stops on stderr as they happen, the report as JSON on stdout, the log and the deploy windows on disk', async () => {
-    const files = {log: join(dir, 'lab.ndjson'), ingress: join(dir, 'ingress.log'), deploys: join(dir, 'deploys.json')}
+    const files = {log: join(dir, 'lab.ndjson'), ingress: join(dir, 'ingress.log'), deploys: join(dir, 'deploys.json'), rum: join(dir, 'rum.json')}
     const cli = startCli(['lab', '--once', '--step', '300ms', '--every', '400ms', '--tail', '300ms', '--browsers', '3', '--json',
-      '--log', files.log, '--ingress-log', files.ingress, '--deploys-out', files.deploys])
+      '--log', files.log, '--ingress-log', files.ingress, '--deploys-out', files.deploys, '--rum-out', files.rum, '--rum-sample-rate', '100'])
     // Meanwhile, usage errors (exit 2): flags that make no sense with --compare, a port already taken.
     const busy = startCli(['lab', '--port', String((taken.address() as AddressInfo).port), '--once', '--every', '100ms', '--deploys', '0'])
     const mixed = startCli(['lab', '--compare', '--strategy', 'blue-green'])
@@ -55,6 +55,12 @@ describe('skewscan lab, run as a user would', () => {
     expect(events[0]?.attributes.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(readFileSync(files.ingress, 'utf8').trim().split('\n')).toHaveLength(report.requests)
     expect(JSON.parse(readFileSync(files.deploys, 'utf8'))).toEqual([{start: report.deploys[0].start, end: report.deploys[0].end, service: 'web', version: report.deploys[0].to, from: report.deploys[0].from}])
+    // The browsers' RUM events: a RUM events search API response, a view per page load (every session sampled).
+    const rum = JSON.parse(readFileSync(files.rum, 'utf8')) as {data: {attributes: {attributes: {type: string}}}[]; meta: unknown}
+    expect(report.files.rum).toBe(files.rum)
+    expect(report.rum).toMatchObject({sampleRate: 100, sampledSessions: report.rum.sessions, views: report.browsers.pageLoads})
+    expect(rum.data).toHaveLength(report.rum.views + report.rum.resources + report.rum.errors)
+    expect(rum.meta).toEqual({page: {}, status: 'done'})
 
     expect((await busy.exited).code).toBe(2)
     expect(busy.stderr()).toMatch(/--port \d+: cannot listen on 127\.0\.0\.1 \(EADDRINUSE\)/)
@@ -63,9 +69,9 @@ describe('skewscan lab, run as a user would', () => {
   }, 120_000)
 
   it('Ctrl-C: every port it opened is closed, both logs complete (one whole line per request the summary counts), the deploy windows written, the summary printed, exit 0, nothing left in the temporary directory', async () => {
-    const files = {log: join(dir, 'interrupted.ndjson'), ingress: join(dir, 'interrupted.log'), deploys: join(dir, 'interrupted-deploys.json')}
+    const files = {log: join(dir, 'interrupted.ndjson'), ingress: join(dir, 'interrupted.log'), deploys: join(dir, 'interrupted-deploys.json'), rum: join(dir, 'interrupted-rum.json')}
     const ownTmp = mkdtempSync(join(dir, 'tmp-'))
-    const cli = startCli(['lab', '--step', '5s', '--every', '30s', '--browsers', '2', '--log', files.log, '--ingress-log', files.ingress, '--deploys-out', files.deploys],
+    const cli = startCli(['lab', '--step', '5s', '--every', '30s', '--browsers', '2', '--log', files.log, '--ingress-log', files.ingress, '--deploys-out', files.deploys, '--rum-out', files.rum],
       60_000, {TMPDIR: ownTmp})
     await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)\//.test(cli.stderr()), 30_000, 'the lab to listen')
     const ports = [...cli.stderr().matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]))
@@ -92,6 +98,11 @@ describe('skewscan lab, run as a user would', () => {
     expect(JSON.parse(readFileSync(files.deploys, 'utf8'))).toEqual([])
     expect(out).toContain(`Access log (Datadog NDJSON): ${files.log}`)
     expect(out).toContain(`Access log (ingress-nginx): ${files.ingress}`)
+    // The RUM document is closed too: every page load that started is in it, whole.
+    const views = Number(/^RUM events \(Datadog RUM search API\): \S+ \(\d+ of \d+ sessions? sampled, \d+ signed in; (\d+) views?, /m.exec(out)?.[1])
+    expect(views).toBeGreaterThanOrEqual(1)
+    expect((JSON.parse(readFileSync(files.rum, 'utf8')) as {data: {attributes: {attributes: {type: string}}}[]}).data.filter((i) => i.attributes.attributes.type === 'view')).toHaveLength(views)
+    expect(out).toMatch(/^Check it: skewscan analyze \S+ --deploys \S+ --deploy-margin 15s --rum \S+ --lazy-gap 150ms$/m)
     for (const p of ports) expect(await listening(p)).toBe(false)
     expect(readdirSync(ownTmp)).toEqual([])
   }, 120_000)

@@ -127,6 +127,13 @@ describe('RUM joined to the log', () => {
     expect(r.rum).toMatchObject({crashedPageLoads: 0, lazyFailures: 1, unexplained: 0, joins: {addressAndAsset: 1}})
   })
 
+  it('a lazy import the log timed inside the initial load (sooner than the lazy gap) is explained by that script\'s failure', () => {
+    const early = failure({at: 900, page: 0, pageLoadId: ++pageLoadIds, phase: 'initial', path: '/_build/settings.dddd4444.js'})
+    const r = joined([early], [view(0), error(900, 'TypeError: Failed to fetch dynamically imported module: https://web.test/_build/settings.dddd4444.js')])
+    expect(r.rum).toMatchObject({crashedPageLoads: 0, lazyFailures: 1, unexplained: 0, joins: {addressAndAsset: 1}})
+    expect(r.deploys[0]?.rum?.lazyFailures).toBe(1)
+  })
+
   it('crash words in a route the SPA opened itself are a failed lazy load', () => {
     const lazy = failure({at: 9000, page: 0, pageLoadId: ++pageLoadIds, phase: 'lazy', path: '/_build/settings.dddd4444.js'})
     const r = joined([lazy], [view(0, {loadingType: 'route_change'}), error(9000, CRASH, {}, 'https://web.test/_build/settings.dddd4444.js')])
