@@ -9,7 +9,7 @@ import type {Cursor} from '../cli/stderr'
 import {EXIT} from '../cli/exit-codes'
 import {outputFlags} from '../cli/output-flags'
 import {analyzeSettings} from '../config/analyze-options'
-import {analyzePull} from '../config/datadog'
+import {analyzePull, rumPullRequest} from '../config/datadog'
 import {outputSettings, tableWidth} from '../config/output-options'
 import type {AnalysisReport} from '../model/report'
 import type {PullPlanView} from '../report/pull-plan'
@@ -30,6 +30,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     '<%= config.bin %> <%= command.id %> access.log --rum rum-events.json --json',
     '<%= config.bin %> <%= command.id %> day.ndjson.gz --format markdown,json --out-dir reports/ --fail-on "affected-users>10"',
     '<%= config.bin %> <%= command.id %> --from 2026-11-29T14:00:00Z --to 2026-11-29T16:00:00Z --query "service:ingress-nginx" --deploy-query "source:(kubernetes OR deployment) kube_deployment:web"',
+    '<%= config.bin %> <%= command.id %> --since 2h --query "service:ingress-nginx" --rum-query "service:web @application.id:a1b2c3d4-0000-4000-8000-00000000ab01"',
   ]
 
   static override enableJsonFlag = true
@@ -44,6 +45,7 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     top: Flags.integer({default: 10, min: 0, description: 'how many of the most affected sessions to list'}),
     workers: Flags.integer({hidden: true, min: 0, description: 'worker threads reading large plain files (default: cores - 1); 0 reads everything on the main thread'}),
     spool: Flags.string({description: 'with --from/--since: keep the pulled logs in this directory until the report is made; a pull that failed or was interrupted continues from there when run again with the same query, range (--from/--to: --since moves) and --pull; another is refused', helpGroup: 'DATADOG'}),
+    'rum-query': Flags.string({description: 'with --from/--since: also read the browsers\' RUM events of that range from Datadog, e.g. "service:web @application.id:<id>": page loads counted, errors and failed scripts read, and the views and resources of the sessions they and the log\'s failed page loads name (as --rum reads a file; not with --rum)', helpGroup: 'DATADOG'}),
     plan: Flags.boolean({description: 'with --from/--since: say what the pull will cost (events in the range, events and requests it takes, time at the rate limit) and stop; a live run on a terminal says it first', helpGroup: 'DATADOG'}),
   }
 
@@ -55,12 +57,13 @@ Exit codes: 0 ran; 1 a --fail-on condition was met; 2 usage error or unreadable 
     // The HTML report keeps every broken page load's requests and the traffic timeline.
     const analysis = {...settings.analysis, detail: plan.formats.includes('html')}
     const datadog = analyzePull(argv as string[], flags, process.env, Date.now(), {...settings, analysis})
+    const datadogRum = rumPullRequest(flags, datadog)
     const tty = process.stderr.isTTY === true
     const notice = (m: string, c?: Cursor): void => this.notice(m, c)
     const outcome = await analyzeAndReport({
       ...settings, analysis, inputs: argv as string[], stdin: process.stdin, deploysFile: flags.deploys, failuresFile: flags.failures, rum: flags.rum,
       parallel: flags.workers === undefined ? undefined : flags.workers === 0 ? false : {workers: flags.workers},
-      datadog, planOnly: flags.plan, failOn,
+      datadog, datadogRum, planOnly: flags.plan, failOn,
       output: {plan, deliver: !this.jsonEnabled(), version: this.config.version, topSessions: flags.top, width: tableWidth(flags, process.stdout)},
     }, {notice, print: (t) => this.print(t), tty, pull: pullHooks(notice, tty), reading: readHooks(notice, tty && !datadog)})
     if ('plan' in outcome) return outcome.plan

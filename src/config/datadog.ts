@@ -7,6 +7,7 @@ import type {DatadogConnection} from '../sources/datadog/connection'
 import type {ExportSettings} from '../sources/datadog/export-settings'
 import {AUTO_SESSION_ATTRIBUTES, type NormalizeOptions} from '../normalize/fields'
 import type {LiveRequest} from '../sources/datadog/live-source'
+import type {RumPullRequest} from '../sources/datadog/rum-pull'
 import {APP_FACETS} from '../sources/datadog/census'
 import type {ScannerSpec} from '../sources/datadog/scanners'
 import type {PullMode, PullSpec, PullTuning} from '../sources/datadog/pull'
@@ -142,11 +143,27 @@ const PULL_MODES = ['windows', 'narrowed', 'all'] as const
  * True when the flags ask to read from Datadog (a range is given). Datadog flags without a range
  * would be silently ignored next to files, so they are an error.
  */
-export function wantsDatadog(f: {from?: string; since?: string; to?: string; query?: string; 'deploy-query'?: string}): boolean {
+export function wantsDatadog(f: {from?: string; since?: string; to?: string; query?: string; 'deploy-query'?: string; 'rum-query'?: string}): boolean {
   if (f.from !== undefined || f.since !== undefined) return true
-  const orphan = (['to', 'query', 'deploy-query'] as const).filter((k) => f[k] !== undefined)
-  if (orphan.length > 0) throw new ConfigError(`${orphan.map((k) => `--${k}`).join(', ')} read from Datadog: give --from or --since too`)
+  const orphan = (['to', 'query', 'deploy-query', 'rum-query'] as const).filter((k) => f[k] !== undefined)
+  // --rum-query reads the RUM events of the log pull's range: RUM saved to a file is --rum's.
+  const rum = f['rum-query'] === undefined ? '' : ' (--rum-query reads the RUM events of that range; --rum FILE reads RUM events saved to a file)'
+  if (orphan.length > 0) throw new ConfigError(`${orphan.map((k) => `--${k}`).join(', ')} read from Datadog: give --from or --since too${rum}`)
   return false
+}
+
+/**
+ * `--rum-query`: the RUM pull of the log pull's range, with its connection and tuning (a range is
+ * given: wantsDatadog holds a --rum-query without one). Not with `--rum FILE`: the pull counts the
+ * range's page loads on Datadog's side and reads only the sessions that matter, so a file's views
+ * would be counted twice or not at all, and events in both could be told apart only by guessing.
+ */
+export function rumPullRequest(f: {'rum-query'?: string; rum?: string[]}, live: LiveRequest | undefined): RumPullRequest | undefined {
+  const query = f['rum-query']
+  if (query === undefined) return undefined
+  if (f.rum !== undefined && f.rum.length > 0) throw new ConfigError('--rum-query and --rum both give RUM events: read them from Datadog (--rum-query, over the range of --from/--since) or from files (--rum), not both')
+  if (live === undefined) throw new ConfigError('--rum-query reads RUM events from Datadog: give --from or --since too')
+  return {connection: live.connection, query: query.trim(), range: live.spec.range, tuning: live.tuning}
 }
 
 /**
@@ -220,12 +237,13 @@ export function scannerCheck(a: AnalysisOptions, n: NormalizeOptions): ScannerSp
 }
 
 /**
- * `analyze`'s source flags into its Datadog pull, or none when it reads files only: files or a
- * range must be given, and --plan and --spool are about a pull. `--spool` keeps what a live run
+ * `analyze`'s source flags into its Datadog pull, or none when it reads files only: files, RUM
+ * files or a range must be given, and --plan and --spool are about a pull. `--spool` keeps what a live run
  * pulls (a --plan run pulls nothing).
  */
-export function analyzePull(files: readonly string[], f: DatadogFlags & {plan: boolean; spool?: string}, env: Env, now: number, s: {analysis: AnalysisOptions; normalize: NormalizeOptions}): LiveRequest | undefined {
-  if (files.length === 0 && !wantsDatadog(f)) throw new ConfigError('Give log files to read, or --from/--since to read from Datadog (see --help)')
+export function analyzePull(files: readonly string[], f: DatadogFlags & {plan: boolean; spool?: string; rum?: string[]}, env: Env, now: number, s: {analysis: AnalysisOptions; normalize: NormalizeOptions}): LiveRequest | undefined {
+  // RUM files alone (no logs) are a run of their own: the browsers' failures per deploy.
+  if (files.length === 0 && !wantsDatadog(f) && (f.rum ?? []).length === 0) throw new ConfigError('Give log files to read, --from/--since to read from Datadog, or --rum to read RUM events alone (see --help)')
   if (!wantsDatadog(f)) {
     if (f.plan) throw new ConfigError('--plan says what a Datadog pull will cost: give --from or --since')
     if (f.spool !== undefined) throw new ConfigError('--spool keeps a Datadog pull: give --from or --since')

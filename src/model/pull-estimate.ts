@@ -32,3 +32,18 @@ export interface PullEstimate {
   /** Seconds the rate limit will hold the pull back (null when the limit is unknown). */
   waitSeconds: number | null
 }
+
+/** What the RUM pull of `analyze --rum-query` will cost, as far as it is known before the logs are analysed (sources/datadog/rum-pull.ts). */
+export interface RumPullEstimate {
+  query: string
+  /** Page loads (initial-load views) counted on Datadog's side; null when the count failed (their views are then read). */
+  pageLoads: number | null
+  /** Error events and failed scripts of the range; null when they could not be counted. */
+  failures: number | null
+  /** Search requests reading them take. */
+  failureSearches: number
+  /** Requests made so far (the counts). */
+  requests: number
+  /** The RUM search limit, as its last answer announced it (else the aggregate's). */
+  budget?: RateLimitBudget
+}

@@ -1,4 +1,4 @@
-import type {PullEstimate} from '../model/pull-estimate'
+import type {PullEstimate, RumPullEstimate} from '../model/pull-estimate'
 import {plural, pluralCount} from '../util/plural'
 import {duration} from './table'
 import {terminalSafe} from './sanitize'
@@ -9,6 +9,8 @@ export interface PullPlanView {
   from: string
   to: string
   estimate: PullEstimate
+  /** `--rum-query`: what the RUM pull costs, as far as it is known before the logs are analysed. */
+  rum?: RumPullEstimate
 }
 
 const when = (iso: string): string => iso.replace('T', ' ').replace(/\.000Z$/, 'Z')
@@ -23,6 +25,7 @@ export function renderPullPlan(p: PullPlanView): string {
     `The pull takes ${e.unknownSlices > 0 ? 'at least ' : ''}${pluralCount(e.toPull, 'event')}${share} in ${plural(e.slices, 'slice')}${unknown}: ` +
       `about ${plural(e.searchRequests, 'search request')}, after ${plural(e.planningRequests, 'request')} to plan it.`,
     rateLine(e),
+    ...(p.rum ? [rumLine(p.rum)] : []),
   ]
   return `${lines.join('\n')}\n`
 }
@@ -45,4 +48,15 @@ function rateLine(e: PullEstimate): string {
   const refills = b.resetInSeconds === undefined ? '' : `, refills in ${duration(b.resetInSeconds)}`
   const wait = e.waitSeconds === null ? 'how long it holds the pull back is unknown' : e.waitSeconds === 0 ? 'no wait' : `about ${duration(e.waitSeconds)} of waiting for it`
   return `Rate limit ${terminalSafe(b.name)}: ${per}${b.remaining ?? '?'} left${refills}: ${wait}.`
+}
+
+/**
+ * The RUM pull: its counts (made already), the searches reading the browsers' failures, and what
+ * is known only once the logs are analysed (the sessions the failures and the log's failed page loads name).
+ */
+function rumLine(r: RumPullEstimate): string {
+  const loads = r.pageLoads === null ? 'page loads could not be counted (their views are read instead)' : `${pluralCount(r.pageLoads, 'page load')} counted`
+  const failures = r.failures === null ? 'the errors and failed scripts (not counted)' : pluralCount(r.failures, 'error and failed script', 'errors and failed scripts')
+  return `RUM ${JSON.stringify(terminalSafe(r.query || '*'))}: ${loads}; reads ${failures} in about ${plural(r.failureSearches, 'search request')}, after ${plural(r.requests, 'request')} to count; ` +
+    'then the views and resources of the sessions that matter, known once the logs are analysed (an aggregate per 50 addresses of failed page loads, an aggregate and a search or more per 50 sessions).'
 }

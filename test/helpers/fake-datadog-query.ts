@@ -306,7 +306,7 @@ function escapeRe(c: string): string {
   return c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 }
 
-/** A Datadog API log item or v2 event item as a search document. */
+/** A Datadog API log item, v2 event item or RUM event item (`attributes.attributes`: type, session, view, …) as a search document. */
 export function docOf(item: Record<string, unknown>): SearchDoc {
   const outer = (item.attributes ?? {}) as Record<string, unknown>
   const attributes = (outer.attributes ?? {}) as Record<string, unknown>

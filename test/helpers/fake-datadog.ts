@@ -3,7 +3,8 @@
  * trailing empty page), Logs aggregate (count, cardinality and the measure aggregations, total and
  * timeseries computes, nested group-bys with limits, sorts and `missing`, cursor paging of the
  * outer group, facets refused with a 400: see "Logs aggregate" below), Events v2 search and v1
- * list, key checks, X-RateLimit-* headers, and programmable faults per request (on any endpoint).
+ * list, RUM events search and aggregate (the same search and aggregate over RUM items, given in the
+ * RUM search API's wire shape), key checks, X-RateLimit-* headers, and programmable faults per request (on any endpoint).
  * It serves the traffic of a shipped fixture or of a built day (datadog-day.ts); the real client
  * talks to it over HTTP. Time ranges are found by binary search and a cursor's hits are kept, so a
  * day of 100k+ events pages as fast as a fixture.
@@ -25,7 +26,7 @@ function offsetOf(cursor: unknown, key: string): number | undefined {
 
 const INVALID_CURSOR: [number, unknown] = [400, {errors: ['Invalid cursor: the cursor is invalid or has expired (invalid cursor)']}]
 
-export type Endpoint = 'logs-search' | 'logs-aggregate' | 'events-search' | 'events-v1'
+export type Endpoint = 'logs-search' | 'logs-aggregate' | 'events-search' | 'events-v1' | 'rum-search' | 'rum-aggregate'
 
 export type Fault =
   | {kind: 'status'; status: number; body?: string; contentType?: string; headers?: Record<string, string>; noRateHeaders?: boolean}
@@ -103,6 +104,10 @@ export interface FakeDatadogOptions {
   logs: Record<string, unknown>[]
   /** Event items (Events API v2 wire shape). */
   events?: Record<string, unknown>[]
+  /** RUM event items (RUM events search API wire shape: `{id, type: 'rum', attributes: {timestamp, attributes: {type, session, view, …}}}`). */
+  rum?: Record<string, unknown>[]
+  /** Refuse the RUM aggregate API (400), as for an org or key that may not use it. */
+  noRumAggregate?: boolean
   apiKey: string
   appKey: string
   /** The server returns at most this many items a page, whatever the limit asked (short pages). */
@@ -136,6 +141,7 @@ export class FakeDatadog {
   private readonly server: Server
   private readonly logs: Indexed[]
   private readonly events: Indexed[]
+  private readonly rum: Indexed[]
   private rules: (FaultRule & {left: number; skip: number})[] = []
   /** The hits of recent search cursors (a query over a range, in order), so paging does not re-filter. */
   private readonly hitCache = new Map<string, Indexed[]>()
@@ -148,6 +154,7 @@ export class FakeDatadog {
     this.opts = opts
     this.logs = index(opts.logs)
     this.events = index(opts.events ?? [])
+    this.rum = index(opts.rum ?? [])
     this.server = createServer((req, res) => void this.handle(req, res))
   }
 
@@ -213,6 +220,11 @@ export class FakeDatadog {
   /** The server's logs a query selects in [from, to), oldest first: what a pull must yield. */
   select(query: string, from: number, to: number): Record<string, unknown>[] {
     return this.hits(this.logs, query, from, to).map((x) => x.item)
+  }
+
+  /** The server's RUM events a query selects in [from, to), oldest first. */
+  selectRum(query: string, from: number, to: number): Record<string, unknown>[] {
+    return this.hits(this.rum, query, from, to).map((x) => x.item)
   }
 
   requestsTo(endpoint: Endpoint): RecordedRequest[] {
@@ -338,7 +350,7 @@ export class FakeDatadog {
       'x-ratelimit-limit': String(limit), 'x-ratelimit-period': String(periodSeconds),
       'x-ratelimit-remaining': String(Math.max(0, limit - w.count)),
       'x-ratelimit-reset': String(Math.max(0, Math.ceil((w.windowStart + periodSeconds * 1000 - Date.now()) / 1000))),
-      'x-ratelimit-name': endpoint === 'logs-search' ? 'logs_query' : endpoint === 'logs-aggregate' ? 'logs_aggregate' : 'events',
+      'x-ratelimit-name': RATE_LIMIT_NAMES[endpoint],
     }
   }
 
@@ -346,8 +358,10 @@ export class FakeDatadog {
     switch (endpoint) {
       case 'logs-search': return this.search(this.logs, body, '/api/v2/logs/events', fault)
       case 'events-search': return this.search(this.events, body, '/api/v2/events')
-      case 'logs-aggregate': return this.aggregate(body)
+      case 'logs-aggregate': return this.opts.noAggregate ? [400, {errors: ['@network.bytes_written is not a facet']}] : this.aggregate(this.logs, body)
       case 'events-v1': return this.eventsV1(url)
+      case 'rum-search': return this.search(this.rum, body, '/api/v2/rum/events', fault)
+      case 'rum-aggregate': return this.opts.noRumAggregate ? [400, {errors: ['Invalid query']}] : this.aggregate(this.rum, body)
     }
   }
 
@@ -384,8 +398,7 @@ export class FakeDatadog {
     return [200, {data: page.map((x) => x.item), meta: {page: {after}}, links: {next: `${this.url}${path}?page%5Bcursor%5D=${after}&page%5Blimit%5D=${limit}`}}]
   }
 
-  private aggregate(body: any): [number, unknown] {
-    if (this.opts.noAggregate) return [400, {errors: ['@network.bytes_written is not a facet']}]
+  private aggregate(items: Indexed[], body: any): [number, unknown] {
     const filter = body?.filter ?? {}
     for (const k of ['from', 'to', 'query']) if (filter[k] !== undefined && typeof filter[k] !== 'string') return [400, {errors: [`filter.${k} must be a string`]}]
     const from = parseTime(filter.from ?? 'now-15m')
@@ -396,7 +409,7 @@ export class FakeDatadog {
     const key = hash({query, from, to, compute: body?.compute ?? null, group_by: body?.group_by ?? null, indexes: filter.indexes ?? null, tier: filter.storage_tier ?? null})
     const offset = offsetOf(body?.page?.cursor, key)
     if (offset === undefined) return INVALID_CURSOR
-    const hits = this.hits(this.logs, query, from, to)
+    const hits = this.hits(items, query, from, to)
     const {buckets, next} = aggregateBuckets(hits, request, {offset, maxOuter: this.opts.maxGroupValues, zeros: this.opts.timeseriesZeros ?? false, range: {from, to}})
     const meta: Record<string, unknown> = {status: 'done', elapsed: 1, request_id: key}
     if (next !== undefined) meta.page = {after: encodeCursor({o: next, k: key})}
@@ -409,7 +422,7 @@ export class FakeDatadog {
    * each facet) and of a search.
    */
   private hits(items: Indexed[], query: string, from: number, to: number): Indexed[] {
-    const key = `${items === this.logs ? 'logs' : 'events'}\n${from}\n${to}\n${query}`
+    const key = `${items === this.logs ? 'logs' : items === this.rum ? 'rum' : 'events'}\n${from}\n${to}\n${query}`
     const kept = this.recentHits.get(key)
     if (kept !== undefined) return kept
     const found = this.match(items, query, from, to)
@@ -456,7 +469,15 @@ function endpointOf(method: string, path: string): Endpoint | 'unknown' {
   if (method === 'POST' && path.endsWith('/api/v2/logs/analytics/aggregate')) return 'logs-aggregate'
   if (method === 'POST' && path.endsWith('/api/v2/events/search')) return 'events-search'
   if (method === 'GET' && path.endsWith('/api/v1/events')) return 'events-v1'
+  if (method === 'POST' && path.endsWith('/api/v2/rum/events/search')) return 'rum-search'
+  if (method === 'POST' && path.endsWith('/api/v2/rum/analytics/aggregate')) return 'rum-aggregate'
   return 'unknown'
+}
+
+/** The X-RateLimit-Name each endpoint answers with (search and aggregate have limits of their own). */
+const RATE_LIMIT_NAMES: Record<Endpoint, string> = {
+  'logs-search': 'logs_query', 'logs-aggregate': 'logs_aggregate', 'events-search': 'events', 'events-v1': 'events',
+  'rum-search': 'rum_events_search', 'rum-aggregate': 'rum_analytics_aggregate',
 }
 
 /** The first item at or after `time` (items sorted by time). */

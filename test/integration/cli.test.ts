@@ -142,6 +142,11 @@ describe('skewscan analyze, run as a user would', () => {
     const report = JSON.parse(r.stdout) as {input: {sources: {file: string}[]}; rum: {crashedPageLoads: number; confirmed: number; accountIds: string[]; unexplained: number; input: {files: {file: string; used: number}[]}}}
     expect(report.input.sources.map((s) => s.file)).toEqual([logFile])
     expect(report.rum).toMatchObject({crashedPageLoads: 1, confirmed: 1, accountIds: ['acct-1'], unexplained: 0, input: {files: [{file: rumFile, used: 2}]}})
+    // RUM alone, no logs: the browsers' own crash, said first.
+    const alone = runCli(['analyze', '--rum', rumFile])
+    expect(alone.status).toBe(0)
+    expect(alone.stdout).toMatch(/^RUM alone \(no access logs\): 1 page load crashed and 0 lazy loads failed, hurting 1 signed-in account in 1 session/)
+    expect(alone.stderr).toBe('')
     const missing = runCli(['analyze', logFile, '--rum', join(dir, 'no-rum.json')])
     expect(missing.status).toBe(2)
     expect(missing.stderr).toMatch(/no-rum\.json: cannot read \(no such file\)/)

@@ -118,7 +118,7 @@ describe('skewscan analyze --from, in process', () => {
   it('usage errors exit 2 and say what to do: no input, missing keys (naming the variables), a bad site, seconds for milliseconds', async () => {
     const before = fake.requests.length
     const none = await run(['analyze'])
-    expect(none).toMatchObject({exit: 2, message: expect.stringMatching(/Give log files to read, or --from\/--since/)})
+    expect(none).toMatchObject({exit: 2, message: expect.stringMatching(/Give log files to read, --from\/--since to read from Datadog, or --rum/)})
     delete process.env.DD_API_KEY
     delete process.env.DATADOG_APP_KEY
     process.env.DD_SITE = 'datadoghq.eu'

@@ -8,6 +8,7 @@
 export type {EventsApi as EventsApiV1} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v1/apis/EventsApi'
 export type {EventsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi'
 export type {LogsApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi'
+export type {RUMApi} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/RUMApi'
 export type {Configuration} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-common/configuration'
 export type ClientCommon = typeof import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index')
 export type ClientLogger = typeof import('@datadog/datadog-api-client/dist/logger').logger
@@ -15,3 +16,7 @@ export type {LogsListRequest} from '@datadog/datadog-api-client/dist/packages/da
 export type {LogsAggregateRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsAggregateRequest'
 export type {LogsCompute} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsCompute'
 export type {LogsGroupBy} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/LogsGroupBy'
+export type {RUMSearchEventsRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/RUMSearchEventsRequest'
+export type {RUMAggregateRequest} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/RUMAggregateRequest'
+export type {RUMCompute} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/RUMCompute'
+export type {RUMGroupBy} from '@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/models/RUMGroupBy'

@@ -22,7 +22,7 @@
  * since with DEBUG set it writes request dumps to stdout.
  */
 import {setTimeout as sleep} from 'node:timers/promises'
-import type {ClientCommon, ClientLogger, Configuration, EventsApi, EventsApiV1, LogsApi} from './client-types'
+import type {ClientCommon, ClientLogger, Configuration, EventsApi, EventsApiV1, LogsApi, RUMApi} from './client-types'
 import {type DatadogConnection, maskSecrets} from './connection'
 import {DatadogRequestError, type Operation, PullAborted} from './errors'
 import {RateGate} from './rate-limit'
@@ -35,6 +35,8 @@ export const OPERATION_PATHS: Record<Operation, string> = {
   'logs-aggregate': 'POST /api/v2/logs/analytics/aggregate',
   'events-search': 'POST /api/v2/events/search',
   'events-v1': 'GET /api/v1/events',
+  'rum-search': 'POST /api/v2/rum/events/search',
+  'rum-aggregate': 'POST /api/v2/rum/analytics/aggregate',
 }
 
 export interface ClientOptions {
@@ -83,23 +85,26 @@ interface ClientBundle {
   common: ClientCommon
   LogsApi: Api<LogsApi>
   EventsApi: Api<EventsApi>
+  RUMApi: Api<RUMApi>
 }
 
 /** What a request's APIs are made of. */
-interface ClientModules extends Pick<ClientBundle, 'LogsApi' | 'EventsApi'> {
+interface ClientModules extends Pick<ClientBundle, 'LogsApi' | 'EventsApi' | 'RUMApi'> {
   configuration: (fetch: (url: string, init: RequestInit) => Promise<Response>) => Configuration
   EventsApiV1: () => Promise<Api<EventsApiV1>>
 }
 
-interface Apis {
+export interface Apis {
   logs: LogsApi
   events: EventsApi
+  /** RUM events (`analyze --rum-query`). */
+  rum: RUMApi
   /** Loaded on first use: v1 is only the fallback for deploy events. */
   eventsV1(): Promise<EventsApiV1>
 }
 
 export class DatadogClient {
-  readonly stats: RequestStats = {requests: 0, byOperation: {'logs-search': 0, 'logs-aggregate': 0, 'events-search': 0, 'events-v1': 0}, retries: 0}
+  readonly stats: RequestStats = {requests: 0, byOperation: {'logs-search': 0, 'logs-aggregate': 0, 'events-search': 0, 'events-v1': 0, 'rum-search': 0, 'rum-aggregate': 0}, retries: 0}
   readonly rate: RateGate
   private readonly now: () => number
   private readonly random: () => number
@@ -255,7 +260,7 @@ export class DatadogClient {
   /** The client's modules, loaded on first use. */
   private async load(): Promise<ClientModules> {
     if (this.modules) return this.modules
-    const {logger, common, LogsApi, EventsApi} = await loadClient()
+    const {logger, common, LogsApi, EventsApi, RUMApi} = await loadClient()
     logger.setLevel('silent', false)
     let eventsV1: Promise<Api<EventsApiV1>> | undefined
     this.modules = {
@@ -269,6 +274,7 @@ export class DatadogClient {
       }),
       LogsApi,
       EventsApi,
+      RUMApi,
       EventsApiV1: () => (eventsV1 ??= loadEventsV1()),
     }
     return this.modules
@@ -286,6 +292,7 @@ export class DatadogClient {
     return {
       logs: new modules.LogsApi(configuration),
       events: new modules.EventsApi(configuration),
+      rum: new modules.RUMApi(configuration),
       eventsV1: async () => new (await modules.EventsApiV1())(configuration),
     }
   }
@@ -306,7 +313,8 @@ async function loadClient(): Promise<ClientBundle> {
     const common = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-common/index.js')
     const {LogsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/LogsApi.js')
     const {EventsApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/EventsApi.js')
-    return {logger, common, LogsApi, EventsApi}
+    const {RUMApi} = await import('@datadog/datadog-api-client/dist/packages/datadog-api-client-v2/apis/RUMApi.js')
+    return {logger, common, LogsApi, EventsApi, RUMApi}
   })
 }
 
@@ -364,6 +372,8 @@ function operationOf(url: string): Operation {
   if (url.includes('/api/v2/logs/events')) return 'logs-search'
   if (url.includes('/api/v2/logs/analytics')) return 'logs-aggregate'
   if (url.includes('/api/v1/events')) return 'events-v1'
+  if (url.includes('/api/v2/rum/events')) return 'rum-search'
+  if (url.includes('/api/v2/rum/analytics')) return 'rum-aggregate'
   return 'events-search'
 }
 
@@ -397,7 +407,8 @@ function summariseBody(body: string): string {
 }
 
 function authAdvice(status: number, operation: Operation, c: DatadogConnection): string {
-  const permission = operation.startsWith('events') ? 'events_read' : 'logs_read_data'
+  // RUM's search and aggregate need rum_apps_read (docs.datadoghq.com/api/latest/rum/search-rum-events, aggregate-rum-events).
+  const permission = operation.startsWith('events') ? 'events_read' : operation.startsWith('rum') ? 'rum_apps_read' : 'logs_read_data'
   const likely = status === 401
     ? 'the API key (DD_API_KEY or DATADOG_API_KEY) is probably wrong or revoked'
     : `the application key (DD_APP_KEY or DATADOG_APP_KEY) is probably wrong, or lacks the ${permission} permission (or the API key belongs to another organisation)`

@@ -1,7 +1,7 @@
 import {SourceError} from '../errors'
 import type {RequestFailure} from './retry'
 
-export type Operation = 'logs-search' | 'logs-aggregate' | 'events-search' | 'events-v1'
+export type Operation = 'logs-search' | 'logs-aggregate' | 'events-search' | 'events-v1' | 'rum-search' | 'rum-aggregate'
 
 /** A request that failed for good: after retries, or at once for 4xx (exit 3). */
 export class DatadogRequestError extends SourceError {

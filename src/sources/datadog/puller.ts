@@ -7,8 +7,8 @@ import type {LogsListRequest} from './client-types'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'
 import {merge} from '../order'
-import type {DatadogClient} from './client'
-import {DatadogRequestError} from './errors'
+import type {Apis, DatadogClient} from './client'
+import {DatadogRequestError, type Operation} from './errors'
 import type {RateLimitBudget} from './rate-limit'
 import type {RequestFailure} from './retry'
 
@@ -27,7 +27,37 @@ export interface SearchScope {
   storageTier?: StorageTier
 }
 
-/** One log as Datadog sent it, with its time for ordering. */
+/**
+ * One page request of a search API that pages by cursor in ascending time (logs; RUM events for
+ * `--rum-query`): the operation it counts as, and the call, given a fresh body's parts each time.
+ */
+export interface PageSearch {
+  operation: Operation
+  page: (apis: Apis, page: {query: string; from: string; to: string; limit: number; cursor?: string}) => Promise<unknown>
+}
+
+/** The Logs search API over a scope (indexes, storage tier). */
+export function logsSearch(scope: SearchScope): PageSearch {
+  return {
+    operation: 'logs-search',
+    page: (apis, p) => {
+      const body: LogsListRequest = {
+        filter: {
+          query: p.query, from: p.from, to: p.to,
+          ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),
+          ...(scope.storageTier ? {storageTier: scope.storageTier} : {}),
+        },
+        page: {limit: p.limit, ...(p.cursor === undefined ? {} : {cursor: p.cursor})},
+        sort: 'timestamp',
+      }
+      return apis.logs.listLogs({body})
+    },
+  }
+}
+
+const isPageSearch = (s: SearchScope | PageSearch): s is PageSearch => typeof (s as Partial<PageSearch>).page === 'function'
+
+/** One log (or RUM event) as Datadog sent it, with its time for ordering. */
 export interface Pulled {
   time: number
   id?: string
@@ -88,7 +118,8 @@ export const MAX_STUCK_PAGES = 3
  * older than that would put the stream out of time order. The ids are those of one slice (its
  * planned events, about `--slice-events`), dropped when it ends.
  */
-export async function* pullSlice(client: DatadogClient, scope: SearchScope, task: SliceTask, notice?: (m: string) => void, onCopies?: (n: number) => void, now: () => number = Date.now): AsyncGenerator<Pulled[]> {
+export async function* pullSlice(client: DatadogClient, scope: SearchScope | PageSearch, task: SliceTask, notice?: (m: string) => void, onCopies?: (n: number) => void, now: () => number = Date.now): AsyncGenerator<Pulled[]> {
+  const search = isPageSearch(scope) ? scope : logsSearch(scope)
   const count = countedEnd(task, now())
   let cursor: string | undefined
   let from = task.from
@@ -98,18 +129,10 @@ export async function* pullSlice(client: DatadogClient, scope: SearchScope, task
   let stuck = 0
   for (let page = 0; page < MAX_PAGES_PER_SLICE; page++) {
     const pageCursor = cursor
-    const body = (): LogsListRequest => ({
-      filter: {
-        query: task.query, from: new Date(from).toISOString(), to: new Date(task.to).toISOString(),
-        ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),
-        ...(scope.storageTier ? {storageTier: scope.storageTier} : {}),
-      },
-      page: {limit: PAGE_LIMIT, ...(pageCursor === undefined ? {} : {cursor: pageCursor})},
-      sort: 'timestamp',
-    })
+    const page = {query: task.query, from: new Date(from).toISOString(), to: new Date(task.to).toISOString(), limit: PAGE_LIMIT, ...(pageCursor === undefined ? {} : {cursor: pageCursor})}
     let json: unknown
     try {
-      json = await client.call('logs-search', (apis) => apis.logs.listLogs({body: body()}), hasDataList)
+      json = await client.call(search.operation, (apis) => search.page(apis, {...page}), hasDataList)
     } catch (error: unknown) {
       if (pageCursor !== undefined && isInvalidCursor(error) && restarts < MAX_CURSOR_RESTARTS) {
         // Cursors expire. Ascending order makes every event before the last time seen already
@@ -238,7 +261,8 @@ export class Puller {
   private readonly started: number
   private readonly now: () => number
 
-  constructor(private readonly client: DatadogClient, private readonly scope: SearchScope, tasks: readonly SliceTask[], private readonly options: PullerOptions) {
+  /** `scope`: the Logs search API's (indexes, storage tier), or another search API (RUM events). */
+  constructor(private readonly client: DatadogClient, private readonly scope: SearchScope | PageSearch, tasks: readonly SliceTask[], private readonly options: PullerOptions) {
     this.runs = tasks.map((t) => new SliceRun(t))
     this.order = [...this.runs].sort((a, b) => a.task.from - b.task.from || a.task.stream - b.task.stream)
     this.now = options.now ?? Date.now
@@ -345,7 +369,7 @@ export class Puller {
     else if (this.slicesDone > 0) etaSeconds = (elapsed * (this.runs.length - this.slicesDone)) / this.slicesDone
     this.options.onProgress({
       slicesDone: this.slicesDone, slicesTotal: this.runs.length, pages: this.pages, events: this.events,
-      requests: this.client.stats.requests, retries: this.client.stats.retries, budget: this.client.rate.budget('logs-search'),
+      requests: this.client.stats.requests, retries: this.client.stats.retries, budget: this.client.rate.budget(isPageSearch(this.scope) ? this.scope.operation : 'logs-search'),
       ...(etaSeconds === undefined ? {} : {etaSeconds: Math.round(etaSeconds)}),
     })
   }
