@@ -267,7 +267,22 @@ export function viewsOf(events: readonly RumEvent[]): View[] {
       break
     }
   }
-  return [...views.values()].sort((a, b) => a.time - b.time || cmp(a.id, b.id))
+  // A route the SPA opened itself (a route_change view) is no page load: its failed lazy loads and
+  // the assets it asked for are those of the page load it happened in, the session's latest initial
+  // view before it (the log has them on that page load, which may be minutes older than the route).
+  const out: View[] = []
+  const page = new Map<string, View>()
+  for (const v of [...views.values()].sort((a, b) => a.time - b.time || cmp(a.id, b.id))) {
+    const within = v.initial ? undefined : page.get(v.session)
+    if (within === undefined) {
+      if (v.initial) page.set(v.session, v)
+      out.push(v)
+      continue
+    }
+    for (const a of v.assets) within.assets.add(a)
+    for (const [k, l] of v.lazy) if (!within.lazy.has(k)) within.lazy.set(k, l)
+  }
+  return out
 }
 
 /** A resource that is a script: RUM's `js` type, else (no type given) a script's extension. */

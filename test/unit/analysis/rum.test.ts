@@ -134,6 +134,17 @@ describe('RUM joined to the log', () => {
     expect(r.deploys[0]?.rum?.lazyFailures).toBe(1)
   })
 
+  it('a lazy load that failed in a route the SPA opened minutes later (its own route_change view): the page load\'s, joined through it', () => {
+    const lazy = failure({at: 300_000, page: 0, pageLoadId: ++pageLoadIds, phase: 'lazy', path: '/_build/settings.dddd4444.js'})
+    const r = joined([lazy], [
+      view(0, {user: 'acct-1'}), view(299_000, {view: 'v-route', loadingType: 'route_change', user: 'acct-1'}),
+      error(300_000, 'TypeError: Failed to fetch dynamically imported module: https://web.test/_build/settings.dddd4444.js', {view: 'v-route', user: 'acct-1'}),
+    ], report({deploys: [deploy({end: iso(T0 + 400_000)})]}))
+    expect(r.rum).toMatchObject({lazyFailures: 1, unexplained: 0, accountIds: ['acct-1'], joins: {addressAndAsset: 1, none: 0}})
+    // One page load RUM saw (the route is none).
+    expect(r.rum?.coverage).toBe(0.25)
+  })
+
   it('crash words in a route the SPA opened itself are a failed lazy load', () => {
     const lazy = failure({at: 9000, page: 0, pageLoadId: ++pageLoadIds, phase: 'lazy', path: '/_build/settings.dddd4444.js'})
     const r = joined([lazy], [view(0, {loadingType: 'route_change'}), error(9000, CRASH, {}, 'https://web.test/_build/settings.dddd4444.js')])
