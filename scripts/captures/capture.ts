@@ -283,9 +283,25 @@ function render(c: Capture, format: Format, s: Stretch, order: 'oldest-first' | 
   return `${(order === 'newest-first' ? out.reverse() : out).join('\n')}\n`
 }
 
+/** RUM made another way: without client addresses, user agents and error resources; with the browsers' clocks off by `skewMs`. */
+export interface RumAs {
+  anonymous?: boolean
+  skewMs?: number
+}
+
 /** The capture's RUM events as the RUM search API returns them, time stretched, oldest first or newest first (the API's default). */
-export function renderRum(c: Capture, s: Stretch, order: 'oldest-first' | 'newest-first' = 'oldest-first'): string {
-  const data = c.rum.map((item) => ({...item, attributes: {...item.attributes, timestamp: s.iso(item.attributes.timestamp as string)}}))
+export function renderRum(c: Capture, s: Stretch, order: 'oldest-first' | 'newest-first' = 'oldest-first', as: RumAs = {}): string {
+  const data = c.rum.map((item) => {
+    const inner = {...(item.attributes.attributes as Record<string, unknown>)}
+    if (as.anonymous) {
+      // RUM set up to keep no client address, a user agent kept elsewhere, errors that name no resource.
+      delete inner.network
+      delete inner.http
+      if (inner.error !== undefined) inner.error = {...(inner.error as Record<string, unknown>), resource: undefined}
+    }
+    const t = Date.parse(s.iso(item.attributes.timestamp as string)) + (as.skewMs ?? 0)
+    return {...item, attributes: {...item.attributes, timestamp: new Date(t).toISOString(), attributes: inner}}
+  })
   return `${JSON.stringify({data: order === 'newest-first' ? data.reverse() : data, meta: {page: {}, status: 'done'}}, null, 2)}\n`
 }
 

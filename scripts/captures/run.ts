@@ -6,7 +6,7 @@ import {DEFAULT_OPTIONS, type AnalysisOptions} from '../../src/analysis/options'
 import {analyze} from '../../src/app/analyze'
 import type {AnalysisReport, FailureRecord} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
-import {type Capture, type Format, renderDeployEvents, renderLog, renderRum, type Stretch, stretchOf} from './capture'
+import {type Capture, type Format, renderDeployEvents, renderLog, renderRum, type RumAs, type Stretch, stretchOf} from './capture'
 import {type CaptureScore, scoreCapture} from './score'
 
 export interface CaseSpec {
@@ -17,6 +17,8 @@ export interface CaseSpec {
   deploys: 'inferred' | 'events'
   /** Read the browsers' RUM events beside the log (`--rum`), in this order. */
   rum?: 'oldest-first' | 'newest-first'
+  /** The RUM events made another way (no addresses, clocks off). */
+  rumAs?: RumAs
 }
 
 export interface CaseResult {
@@ -55,7 +57,7 @@ export async function analyzeCase(c: Capture, spec: CaseSpec, analysis: Analysis
   try {
     const log = file(`${c.name}.${spec.format}.log`, bytesOf(renderLog(c, spec.format, s, spec.order)))
     const deploysFile = spec.deploys === 'events' ? file('deploy-events.json', renderDeployEvents(c, s)) : undefined
-    const rum = spec.rum === undefined ? undefined : [file('rum-events.json', renderRum(c, s, spec.rum))]
+    const rum = spec.rum === undefined ? undefined : [file('rum-events.json', renderRum(c, s, spec.rum, spec.rumAs))]
     const failures: FailureRecord[] = []
     const report = await analyze({
       inputs: [log], normalize: DEFAULT_NORMALIZE, analysis, reorderWindowMs: 60_000, parallel: false,

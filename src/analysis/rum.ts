@@ -38,6 +38,14 @@ const MAX_CANDIDATES = 64
 const MAX_EXAMPLES = 10
 /** How near in time a lazy load's error without a URL and the failed script it is about are. */
 const UNNAMED_LAZY_MS = 5000
+/** The step the clocks' offset is found to (seconds-resolution logs are a second off at worst). */
+const OFFSET_STEP_MS = 250
+/** Offsets smaller than this are none. */
+const OFFSET_MIN_MS = 2000
+/** Offsets tried: the most suggested ones. */
+const OFFSET_TRIES = 24
+/** How near a page load is to its view, once the clocks' offset is taken off (a second-resolution log, the page's own length). */
+const OFFSET_FIT_MS = 1500
 
 /** A RUM view with what the join and the counts need. */
 export interface View {
@@ -89,8 +97,9 @@ export function withRum(report: AnalysisReport, failures: readonly FailureRecord
   // Views hurt join first, each to the page load that matches it best; then the page loads still
   // unjoined to any view that saw the asset that failed (RUM saw the page load but no error).
   const hurt = views.filter((v) => v.crash !== undefined || v.lazy.size > 0)
-  join(hurt, pages, window, false)
-  join(views.filter((v) => v.page === undefined && !(v.crash !== undefined || v.lazy.size > 0)), pages.filter((p) => p.view === undefined), window, true)
+  const offset = clockOffset(hurt, pages, window)
+  join(hurt, pages, window, false, offset)
+  join(views.filter((v) => v.page === undefined && !(v.crash !== undefined || v.lazy.size > 0)), pages.filter((p) => p.view === undefined), window, true, offset)
 
   // Each browser failure, with the scope it belongs to: the log failure that explains it, else the deploy of its time.
   const found: Found[] = []
@@ -101,20 +110,21 @@ export function withRum(report: AnalysisReport, failures: readonly FailureRecord
       // log that times the load as slower than the lazy gap) later: the browser says which it was.
       const script = p?.crash ?? p?.lazy[0]
       const cause = script ?? p?.first
-      found.push({view: v, kind: 'crash', explained: p !== undefined, confirmed: script !== undefined, deployId: cause?.deployId ?? deployAt(report, v.time, options), incidentId: cause?.incidentId ?? null, message: v.crash.message, path: v.crash.path})
+      found.push({view: v, kind: 'crash', explained: p !== undefined, confirmed: script !== undefined, deployId: cause?.deployId ?? deployAt(report, v.time + offset, options), incidentId: cause?.incidentId ?? null, message: v.crash.message, path: v.crash.path})
     }
     for (const l of v.lazy.values()) {
       // The log's failure of that script, whatever phase the log's timing gave it (the browser
       // knows it was an import()); an error that names no URL, any lazy failure of the page.
       const f = p === undefined ? undefined : l.path === undefined ? p.lazy[0] : p.scripts.find((x) => x.path === l.path)
-      found.push({view: v, kind: 'lazy', explained: f !== undefined, confirmed: false, deployId: f?.deployId ?? deployAt(report, l.time, options), incidentId: f?.incidentId ?? null, message: l.message, path: l.path})
+      found.push({view: v, kind: 'lazy', explained: f !== undefined, confirmed: false, deployId: f?.deployId ?? deployAt(report, l.time + offset, options), incidentId: f?.incidentId ?? null, message: l.message, path: l.path})
     }
   }
   // Crashed page loads of the log that a view without a crash saw.
   const unconfirmed = pages.filter((p) => p.crash !== undefined && p.view !== undefined && p.view.crash === undefined)
 
   const loads = rum.initialLoads ?? views.filter((v) => v.initial).map((v) => ({start: v.time, count: 1}))
-  const loadTimes = loads.map((b) => b.start)
+  // In the log's clock, as the spans they are counted in.
+  const loadTimes = loads.map((b) => b.start + offset)
   const loadsBefore = [0]
   for (const b of loads) loadsBefore.push((loadsBefore[loadsBefore.length - 1] as number) + b.count)
   const loadsBetween = (start: number, end: number): number => (Number.isFinite(start) && Number.isFinite(end) ?
@@ -316,19 +326,24 @@ const pageKey = (app: string | null, id: number): string => `${app ?? ''}\n${id}
  * alone, then the address alone (`strict`: address and asset both), the same user agent before
  * another, the nearest in time before a farther one. Each view and each page load joins once.
  */
-function join(views: readonly View[], pages: readonly LogPage[], window: number, strict: boolean): void {
+function join(views: readonly View[], pages: readonly LogPage[], window: number, strict: boolean, offset: number): void {
   const pairs: {view: View; page: LogPage; how: RumJoin; score: number; dt: number}[] = []
   const times = pages.map((p) => p.time)
   for (const v of views) {
-    const from = lowerBound(times, v.time - window)
-    const to = lowerBound(times, v.time + window + 1)
-    const near = pages.slice(from, to).map((page) => ({page, dt: Math.abs(page.time - v.time)})).sort((a, b) => a.dt - b.dt).slice(0, MAX_CANDIDATES)
+    const failed = [v.crash?.path, ...[...v.lazy.values()].map((l) => l.path), ...v.failedScripts.keys()].filter((p): p is string => p !== undefined)
+    const at = v.time + offset
+    const from = lowerBound(times, at - window)
+    const to = lowerBound(times, at + window + 1)
+    const near = pages.slice(from, to).map((page) => ({page, dt: Math.abs(page.time - at)})).sort((a, b) => a.dt - b.dt).slice(0, MAX_CANDIDATES)
     for (const {page, dt} of near) {
       const address = v.clientIp !== undefined && v.clientIp === page.clientIp
       const asset = [...page.paths].some((p) => v.assets.has(p))
       if (strict ? !(address && asset) : !(address || asset)) continue
       const how: RumJoin = address && asset ? 'address+asset' : asset ? 'asset' : 'address'
-      pairs.push({view: v, page, how, score: (address ? 2 : 0) + (asset ? 4 : 0) + (v.userAgent !== undefined && v.userAgent === page.userAgent ? 1 : 0), dt})
+      // The asset that failed in the browser failed in the log: the strongest sign of one page load.
+      // A crash whose error names no URL (Unexpected token '<' has none): a script of the view the log saw fail.
+      const same = failed.some((p) => page.paths.has(p)) || (v.crash !== undefined && v.crash.path === undefined && page.scripts.some((f) => v.assets.has(f.path)))
+      pairs.push({view: v, page, how, score: (same ? 8 : 0) + (address ? 2 : 0) + (asset ? 4 : 0) + (v.userAgent !== undefined && v.userAgent === page.userAgent ? 1 : 0), dt})
     }
   }
   pairs.sort((a, b) => b.score - a.score || a.dt - b.dt || a.view.time - b.view.time)
@@ -338,6 +353,51 @@ function join(views: readonly View[], pages: readonly LogPage[], window: number,
     view.join = how
     page.view = view
   }
+}
+
+/**
+ * How far the log's clock is ahead of the browsers' (RUM's times are the browsers', corrected only
+ * so far): of the offsets pairs of a view hurt and a page load of the log with an asset both saw
+ * suggest (the OFFSET_TRIES most suggested, to OFFSET_STEP_MS), the one under which the most views
+ * find a page load of their own within OFFSET_FIT_MS; 0 when none does or it is under OFFSET_MIN_MS.
+ * Without client addresses, the nearest page load in time is then the right one even when the
+ * clocks differ by seconds, and when every failure was of one asset.
+ */
+function clockOffset(views: readonly View[], pages: readonly LogPage[], window: number): number {
+  const times = pages.map((p) => p.time)
+  const votes = new Map<number, number>()
+  const pairs: {view: number; page: number; dt: number}[] = []
+  views.forEach((v, vi) => {
+    const from = lowerBound(times, v.time - window)
+    const to = lowerBound(times, v.time + window + 1)
+    const near: {page: number; dt: number}[] = []
+    for (let k = from; k < to; k++) {
+      const page = pages[k] as LogPage
+      if ([...page.paths].some((p) => v.assets.has(p))) near.push({page: k, dt: page.time - v.time})
+    }
+    for (const {page, dt} of near.sort((a, b) => Math.abs(a.dt) - Math.abs(b.dt)).slice(0, MAX_CANDIDATES)) {
+      pairs.push({view: vi, page, dt})
+      const bin = Math.round(dt / OFFSET_STEP_MS)
+      votes.set(bin, (votes.get(bin) ?? 0) + 1)
+    }
+  })
+  let best = 0
+  let most = 0
+  for (const [bin] of [...votes].sort((a, b) => b[1] - a[1] || Math.abs(a[0]) - Math.abs(b[0])).slice(0, OFFSET_TRIES)) {
+    const offset = bin * OFFSET_STEP_MS
+    const fit = pairs.filter((p) => Math.abs(p.dt - offset) <= OFFSET_FIT_MS).sort((a, b) => Math.abs(a.dt - offset) - Math.abs(b.dt - offset))
+    const matched = new Set<number>()
+    const taken = new Set<number>()
+    for (const p of fit) {
+      if (matched.has(p.view) || taken.has(p.page)) continue
+      matched.add(p.view)
+      taken.add(p.page)
+    }
+    if (matched.size > most || (matched.size === most && Math.abs(offset) < Math.abs(best))) [best, most] = [offset, matched.size]
+  }
+  // Within a couple of seconds the clocks agree as far as can be told: a second-resolution log, a
+  // page load's own length (the view starts when the shell is asked for, the log writes when it is sent).
+  return Math.abs(best) < OFFSET_MIN_MS ? 0 : best
 }
 
 function pageLoadOf(v: View): RumPageLoad {

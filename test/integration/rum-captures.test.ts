@@ -77,12 +77,18 @@ function expected(c: Capture): Expected {
 
 const sum = (m: Map<number, number>): number => [...m.values()].reduce((a, b) => a + b, 0)
 
-const SPECS: CaseSpec[] = FORMATS.flatMap((format) => [1, 60].map((stretch) => ({format, order: 'oldest-first' as const, stretch, deploys: 'events' as const, rum: stretch === 1 ? 'oldest-first' as const : 'newest-first' as const})))
+const SPECS: CaseSpec[] = [
+  ...FORMATS.flatMap((format) => [1, 60].map((stretch) => ({format, order: 'oldest-first' as const, stretch, deploys: 'events' as const, rum: stretch === 1 ? 'oldest-first' as const : 'newest-first' as const}))),
+  // RUM kept without client addresses, user agents or error resources, the browsers' clocks 20 s fast or 30 s slow: joined by the assets alone.
+  {format: 'nginx-json', order: 'oldest-first', stretch: 1, deploys: 'events', rum: 'oldest-first', rumAs: {anonymous: true, skewMs: 20_000}},
+  {format: 'combined', order: 'oldest-first', stretch: 10, deploys: 'inferred', rum: 'newest-first', rumAs: {anonymous: true, skewMs: -30_000}},
+]
+const specLabel = (s: CaseSpec): string => `${s.format}, x${s.stretch}, RUM ${s.rum}${s.rumAs ? `, no addresses, clocks ${(s.rumAs.skewMs ?? 0) / 1000} s off` : ''}`
 
 describe.each([...CAPTURES])('capture %s with its RUM events', (name) => {
   const want = expected(capture(name))
 
-  it.each(SPECS.map((s) => [`${s.format}, x${s.stretch}, RUM ${s.rum}`, s] as const))('%s: crashes confirmed, lazy failures and accounts as the truth has them, nothing unexplained', async (_label, spec) => {
+  it.each(SPECS.map((s) => [specLabel(s), s] as const))('%s: crashes confirmed, lazy failures and accounts as the truth has them, nothing unexplained', async (_label, spec) => {
     const {report} = await analyzeCase(capture(name), spec)
     const rum = report.rum
     if (rum === undefined) throw new Error('no rum section')
@@ -92,6 +98,7 @@ describe.each([...CAPTURES])('capture %s with its RUM events', (name) => {
     expect(rum.accounts).toBe(want.accounts.length)
     expect(rum.sessions).toBe(want.sessions)
     expect(rum.joins.none).toBe(0)
+    if (spec.rumAs?.anonymous) expect(rum.joins.asset).toBe(rum.joins.addressAndAsset + rum.joins.asset + rum.joins.address)
     expect(rum.input.skipped.total).toBe(0)
     // RUM samples 80% of sessions: its page loads over the log's, near the truth's share.
     expect(Math.abs((rum.coverage ?? 0) - want.coverage)).toBeLessThan(0.08)
