@@ -88,6 +88,10 @@ export function normalizeRum(value: unknown): RumOutcome {
   }
   const session = text(dig(inner, 'session.id'))
   if (session === undefined) return {ok: false, reason: 'missing-session', detail: `${article(kind)} event without session.id`}
+  // A Synthetic Monitoring browser test (`session.type: synthetics`, `ci_test` for CI runs) is no
+  // person: valid RUM, not read, as a crawler's requests are never a user's.
+  const sessionType = text(dig(inner, 'session.type'))
+  if (sessionType === 'synthetics' || sessionType === 'ci_test') return {ok: false, ignored: `${kind} of a ${sessionType} session`}
   const view = text(dig(inner, 'view.id'))
   if (view === undefined) return {ok: false, reason: 'missing-view', detail: `${article(kind)} event without view.id`}
 

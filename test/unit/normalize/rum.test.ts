@@ -161,6 +161,15 @@ describe('normalizeRum: the types read and the types ignored', () => {
     expect(normalizeRum({...SDK_VIEW, type: 'access'})).toMatchObject({ok: false, reason: 'unknown-format', detail: 'type "access" is no RUM event type'})
   })
 
+  it('ignores the events of a Synthetic Monitoring browser test (session.type synthetics or ci_test): no person', () => {
+    for (const type of ['synthetics', 'ci_test']) {
+      const i = copy(at(CAPTURE, 0))
+      ;(i.attributes.attributes.session as {type: string}).type = type
+      expect(normalizeRum(i)).toEqual({ok: false, ignored: `view of a ${type} session`})
+    }
+    expect(normalizeRum(copy(at(CAPTURE, 0)))).toMatchObject({ok: true})
+  })
+
   it('ignores an action whatever it lacks: it is not read', () => {
     expect(normalizeRum({type: 'action', date: 'never'})).toEqual({ok: false, ignored: 'action'})
   })
