@@ -40,6 +40,26 @@ export function escapeValue(value: string): string {
   return value.replace(/[+\-=&|><!(){}[\]^"“”~*?:\\/\s]/g, (c) => `\\${c}`)
 }
 
+/** Values cut into lists each short enough for one query's `(a OR b …)` (their escaped terms within `chars` characters), of at most `most` values. */
+export function termBatches(values: Iterable<string>, most: number, chars = MAX_TERMS_LENGTH): string[][] {
+  const out: string[][] = []
+  let cur: string[] = []
+  let length = 0
+  for (const v of values) {
+    // The escaped value and its separator ` OR `.
+    const n = escapeValue(v).length + 4
+    if (cur.length > 0 && (length + n > chars || cur.length >= most)) {
+      out.push(cur)
+      cur = []
+      length = 0
+    }
+    cur.push(v)
+    length += n
+  }
+  if (cur.length > 0) out.push(cur)
+  return out
+}
+
 /** A path pattern as a wildcard term: `/_build/` → `\/_build\/*`, `.js` → `*.js` (and `*.JS`). */
 export function assetPathTerms(patterns: readonly string[]): string[] {
   const terms: string[] = []

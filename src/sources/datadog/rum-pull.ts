@@ -42,7 +42,7 @@ import {endsTheRun} from './errors'
 import {countedRequestsFor, requestsFor} from './estimate'
 import {INDEXING_LATENCY_MS, type PageSearch, pullSlice} from './puller'
 import type {PullHooks, PullTuning} from './pull'
-import {anyOf, escapeValue, MAX_TERMS_LENGTH, userTerm} from './query'
+import {anyOf, escapeValue, MAX_TERMS_LENGTH, termBatches, userTerm} from './query'
 
 export interface RumPullRequest {
   connection: DatadogConnection
@@ -234,7 +234,7 @@ export class DatadogRumPull {
     if (wanted.length > sessions.length) {
       this.hooks.onNotice?.(`Datadog RUM: ${wanted.length.toLocaleString('en-US')} sessions matter; the views and resources of ${MAX_SESSIONS.toLocaleString('en-US')} were read (those with a browser failure first): narrow --rum-query, or the range`)
     }
-    const batches = chunks(sessions, SESSIONS_PER_QUERY, MAX_TERMS_LENGTH)
+    const batches = termBatches(sessions, SESSIONS_PER_QUERY)
     const pulled = await pool(batches, this.req.tuning.concurrency, async (ids) => {
       const query = this.sessionsQuery(ids)
       const count = await this.countTotal(query, range)
@@ -413,24 +413,6 @@ export function addressBatches(loads: readonly {address: string; time: number}[]
   return out
 }
 
-/** Values in batches of at most `max`, each batch's escaped terms within `chars` characters. */
-function chunks(values: readonly string[], max: number, chars: number): string[][] {
-  const out: string[][] = []
-  let cur: string[] = []
-  let len = 0
-  for (const v of values) {
-    const n = escapeValue(v).length + 4
-    if (cur.length > 0 && (cur.length >= max || len + n > chars)) {
-      out.push(cur)
-      cur = []
-      len = 0
-    }
-    cur.push(v)
-    len += n
-  }
-  if (cur.length > 0) out.push(cur)
-  return out
-}
 
 /** `work` over the items, at most `concurrency` at once; results in the items' order. The first failure fails it. */
 async function pool<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {

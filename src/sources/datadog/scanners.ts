@@ -11,7 +11,7 @@
 import {GROUP_LIMIT, groupedSeries} from './aggregate'
 import {type Ask, type Counted, MAX_APPS, MISSING} from './census'
 import {clientsIn, junkOnlyBuckets, junkPaths, nearShell, scannerBuckets} from './plan'
-import {MAX_TERMS_LENGTH, type QueryBuilder} from './query'
+import {type QueryBuilder, termBatches} from './query'
 
 /** Paths one check of shell-length answers names at most (nested group-bys multiply: paths × apps × lengths ≤ GROUP_LIMIT). */
 const PATHS_PER_CHECK = 50
@@ -47,7 +47,7 @@ export async function findScanners(ask: Ask, q: QueryBuilder, people: string, by
   for (const g of byPath.groups) paths.set(g.by[0] as string, [...g.counts].filter(([, n]) => n > 0).map(([t]) => t))
   // Paths that may have been answered with content: some answer that is neither a shell's length nor HTML, or a shell's length where the analysis may not know that shell yet.
   const served = new Set<string>()
-  for (const batch of batches(junkPaths(paths.keys(), served), PATHS_PER_CHECK)) {
+  for (const batch of termBatches(junkPaths(paths.keys(), served), PATHS_PER_CHECK)) {
     const r = await groupedSeries(client, scope, q.servedAt(batch, lengths), range, bucket, [{facet: PATH, limit: batch.length + 1}])
     for (const g of r.groups) served.add(g.by[0] as string)
     if (lengths.length === 0) continue
@@ -67,8 +67,8 @@ export async function findScanners(ask: Ask, q: QueryBuilder, people: string, by
   const cleared = new Set<string>()
   if (junk.size > 0) {
     const junkList = [...junk].sort()
-    if (batches(junkList, junkList.length).length > 1) return {reason: 'too many junk paths to name in one query'}
-    for (const batch of batches(suspects, GROUP_LIMIT)) {
+    if (termBatches(junkList, junkList.length).length > 1) return {reason: 'too many junk paths to name in one query'}
+    for (const batch of termBatches(suspects, GROUP_LIMIT)) {
       const r = await groupedSeries(client, scope, q.notScanners(batch, junkList, spec.sessionAttributes, lengths), range, bucket, [{facet: '@network.client.ip', limit: batch.length + 1}])
       for (const g of r.groups) cleared.add(g.by[0] as string)
     }
@@ -77,22 +77,3 @@ export async function findScanners(ask: Ask, q: QueryBuilder, people: string, by
   return {buckets: scannerBuckets(paths, byClient, junk, scanners, bucket.ms), paths: junk.size, clients: scanners}
 }
 
-/** Values cut into lists each short enough for one query, and of at most `most` values. */
-function batches(values: Iterable<string>, most: number): string[][] {
-  const out: string[][] = []
-  let cur: string[] = []
-  let length = 0
-  for (const v of values) {
-    // Escaped, each value may double; a separator ` OR ` each.
-    const n = v.length * 2 + 4
-    if (cur.length > 0 && (length + n > MAX_TERMS_LENGTH || cur.length >= most)) {
-      out.push(cur)
-      cur = []
-      length = 0
-    }
-    cur.push(v)
-    length += n
-  }
-  if (cur.length > 0) out.push(cur)
-  return out
-}
