@@ -90,6 +90,11 @@ interface LogPage {
 }
 
 export function withRum(report: AnalysisReport, failures: readonly FailureRecord[], rum: RumInput, options: RumJoinOptions): AnalysisReport {
+  return joinRum(report, failures, rum, options).report
+}
+
+/** withRum, and the flagged requests each with the RUM view of its page load (`rum`), when RUM saw it. */
+export function joinRum(report: AnalysisReport, failures: readonly FailureRecord[], rum: RumInput, options: RumJoinOptions): {report: AnalysisReport; failures: FailureRecord[]} {
   const views = viewsOf(rum.events)
   const byKey = pagesOf(failures)
   const pages = [...byKey.values()].sort((a, b) => a.time - b.time)
@@ -179,7 +184,15 @@ export function withRum(report: AnalysisReport, failures: readonly FailureRecord
       return v === undefined ? b : {...b, rum: pageLoadOf(v)}
     }),
   }
-  return {...report, builds, deploys, incidents, rum: top, ...(details === undefined ? {} : {details})}
+  const seen = new Map<LogPage, RumPageLoad | undefined>()
+  const annotated = failures.map((f) => {
+    const p = byKey.get(pageKey(f.app, f.pageLoad.id))
+    if (p === undefined) return f
+    if (!seen.has(p)) seen.set(p, p.view === undefined ? undefined : pageLoadOf(p.view))
+    const view = seen.get(p)
+    return view === undefined ? f : {...f, rum: view}
+  })
+  return {report: {...report, builds, deploys, incidents, rum: top, ...(details === undefined ? {} : {details})}, failures: annotated}
 }
 
 /** A browser failure: a view's crash or one of its failed lazy loads, with the scope it is counted in. */

@@ -2,7 +2,7 @@ import {promises as fs} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
-import {type RumInput, withRum} from '../analysis/rum'
+import {joinRum, type RumInput} from '../analysis/rum'
 import {rumOnlyReport} from '../analysis/rum-alone'
 import type {AnalysisOptions} from '../analysis/options'
 import type {PageCensus} from '../model/page-census'
@@ -86,9 +86,15 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
     // and the analysis starts over.
     for (;;) {
       try {
-        const {report, failures} = await runOnce(req, paths, sortWhole, declared, parallel.reading, rum !== undefined || req.rumPull !== undefined)
-        const browsers = rum ?? (req.rumPull ? await req.rumPull(failures, report) : undefined)
-        return browsers === undefined ? report : withRum(report, failures, browsers, {deployMarginMs: req.analysis.deployMarginMs})
+        const withBrowsers = rum !== undefined || req.rumPull !== undefined
+        const {report, failures} = await runOnce(req, paths, sortWhole, declared, parallel.reading, withBrowsers)
+        if (!withBrowsers) return report
+        const browsers = rum ?? (await (req.rumPull as NonNullable<AnalyzeRequest['rumPull']>)(failures, report))
+        // The flagged requests are handed on once joined: each says what RUM saw of its page load.
+        const joined = joinRum(report, failures, browsers, {deployMarginMs: req.analysis.deployMarginMs})
+        if (req.failuresFile) await writeFailures(req.failuresFile, joined.failures)
+        if (req.onFailure) for (const f of joined.failures) req.onFailure(f)
+        return joined.report
       } catch (error: unknown) {
         if (!(error instanceof OrderViolation) || sortWhole.has(error.file)) throw error
         sortWhole.add(error.file)
@@ -101,9 +107,13 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   }
 }
 
-/** One run over the sources: the report, and the flagged requests when `keep` (or req.onFailure) asks for them. */
+/**
+ * One run over the sources: the report, and the flagged requests when `keep` (or req.onFailure)
+ * asks for them. `keep` (a run with RUM) hands them on to neither the failures file nor
+ * req.onFailure: the caller does, once they are joined to RUM.
+ */
 async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[], sortWhole: Set<string>, declared: DeclaredDeploy[], parallel: ParallelReading | undefined, keep: boolean): Promise<{report: AnalysisReport; failures: FailureRecord[]}> {
-  const failures = req.failuresFile ? await openFailures(req.failuresFile) : undefined
+  const failures = req.failuresFile && !keep ? await openFailures(req.failuresFile) : undefined
   let committed = false
   const collected: FailureRecord[] = []
   const collect = keep || req.onFailure !== undefined
@@ -162,7 +172,7 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     }
     if (analyzer.inexactWindows > 0) req.onNotice?.(`page loads of ${plural(analyzer.inexactWindows, 'window')} are counted to the bucket only: the Datadog pull counted, rather than read, page requests at its edges`)
     // Handed over only once the run is final: a source re-read in order starts the analysis over.
-    if (req.onFailure) for (const f of collected) req.onFailure(f)
+    if (req.onFailure && !keep) for (const f of collected) req.onFailure(f)
     const skipped = new Skipped()
     for (const s of skippedBySource) skipped.addAll(s)
     skipped.addAll(outliers)
@@ -184,6 +194,18 @@ async function runOnce(req: AnalyzeRequest, paths: {name: string; path: string}[
     for (const s of streams) s.return(undefined).catch(() => {})
     // A run that did not finish its failures file (an error, a source re-read sorted) removes it.
     if (failures && !committed) await failures.discard()
+  }
+}
+
+/** `--failures` of a run with RUM: written whole once the flagged requests are joined to RUM, under a temporary name until then. */
+async function writeFailures(file: string, list: readonly FailureRecord[]): Promise<void> {
+  const out = await openFailures(file)
+  try {
+    for (const f of list) out.out.write(`${inertJson(JSON.stringify(f))}\n`)
+    await closeFailures(out, file)
+  } catch (error: unknown) {
+    await out.discard()
+    throw error
   }
 }
 

@@ -510,4 +510,6 @@ export interface FailureRecord {
   upstream?: string
   requestId?: string
   source: {file: string; line: number}
+  /** The RUM view of its page load (`--rum`, `--rum-query`), when RUM saw it. */
+  rum?: RumPageLoad
 }

@@ -26,13 +26,18 @@ export function csvCell(v: string | number | null | undefined): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
 }
 
+/** What RUM saw of each request's page load (`--rum`): columns added when RUM saw any. */
+const RUM_COLUMNS: typeof COLUMNS = [
+  ['rum_session', (f) => f.rum?.session], ['rum_view', (f) => f.rum?.view], ['rum_join', (f) => f.rum?.join],
+  ['rum_crashed', (f) => (f.rum === undefined ? undefined : f.rum.crashed ? 'yes' : 'no')], ['rum_error', (f) => f.rum?.error],
+  ['rum_user', (f) => f.rum?.user], ['rum_version', (f) => f.rum?.version],
+]
+
 export const CSV_HEADER = `${COLUMNS.map(([name]) => name).join(',')}\r\n`
 
-export function csvRow(f: FailureRecord): string {
-  return `${COLUMNS.map(([, get]) => csvCell(get(f))).join(',')}\r\n`
-}
-
-/** One row per failed request, RFC 4180 (CRLF), formula-looking cells neutralised. */
+/** One row per failed request, RFC 4180 (CRLF), formula-looking cells neutralised; the RUM columns after the others when RUM saw a page load. */
 export function renderCsv(failures: readonly FailureRecord[]): string {
-  return CSV_HEADER + failures.map(csvRow).join('')
+  const columns = failures.some((f) => f.rum !== undefined) ? [...COLUMNS, ...RUM_COLUMNS] : COLUMNS
+  const row = (f: FailureRecord): string => `${columns.map(([, get]) => csvCell(get(f))).join(',')}\r\n`
+  return `${columns.map(([name]) => name).join(',')}\r\n${failures.map(row).join('')}`
 }

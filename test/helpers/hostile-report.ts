@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import {Analyzer} from '../../src/analysis/analyzer'
-import {withRum} from '../../src/analysis/rum'
+import {joinRum} from '../../src/analysis/rum'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
 import type {AccessEvent} from '../../src/model/access-event'
 import type {DeclaredDeploy} from '../../src/model/deploy'
@@ -101,7 +101,8 @@ export function analysedReport(t: LoggedText): {report: AnalysisReport; failures
     },
     ...outcome,
   }
-  return {report: withRum(report, failures, {events: rumEvents(t, failures), input: rumInput(t)}, {deployMarginMs: DEFAULT_OPTIONS.deployMarginMs}), failures}
+  // As a run with RUM gives them: the report with its RUM sections, each flagged request with its page load's RUM view.
+  return joinRum(report, failures, {events: rumEvents(t, failures), input: rumInput(t)}, {deployMarginMs: DEFAULT_OPTIONS.deployMarginMs})
 }
 
 /**

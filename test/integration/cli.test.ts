@@ -137,8 +137,12 @@ describe('skewscan analyze, run as a user would', () => {
     }}})
     const rumFile = join(dir, 'rum.json')
     writeFileSync(rumFile, JSON.stringify({data: [item('e1', 'view', {}), item('e2', 'error', {error: {message: 'Uncaught SyntaxError: Unexpected token \'<\'', type: 'SyntaxError', resource: {url: 'https://shop.example.com/_build/app.aaaa.js'}}})]}))
-    const r = runCli(['analyze', '--rum', rumFile, logFile, '--json'])
+    const failuresFile = join(dir, 'rum-failures.ndjson')
+    const r = runCli(['analyze', '--rum', rumFile, logFile, '--json', '--failures', failuresFile])
     expect(r.status).toBe(0)
+    // The failures file is written once joined: the crashed page load's request says what RUM saw.
+    const flagged = readFileSync(failuresFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {clientIp: string; rum?: Record<string, unknown>})
+    expect(flagged.find((f) => f.clientIp === '10.0.0.3')?.rum).toEqual({session: 's1', view: 'v1', join: 'address+asset', crashed: true, error: 'Uncaught SyntaxError: Unexpected token \'<\'', user: 'acct-1', version: 'v1'})
     const report = JSON.parse(r.stdout) as {input: {sources: {file: string}[]}; rum: {crashedPageLoads: number; confirmed: number; accountIds: string[]; unexplained: number; input: {files: {file: string; used: number}[]}}}
     expect(report.input.sources.map((s) => s.file)).toEqual([logFile])
     expect(report.rum).toMatchObject({crashedPageLoads: 1, confirmed: 1, accountIds: ['acct-1'], unexplained: 0, input: {files: [{file: rumFile, used: 2}]}})

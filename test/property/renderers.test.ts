@@ -102,7 +102,8 @@ const FORMULA_START = /^[=+\-@\u0000 \t\r\n\uff1d\uff0b\uff0d\uff20]/
 function safeCsv(label: string, csv: string, rows: number): void {
   // The one CR allowed is that of the CRLF ending every row (RFC 4180).
   terminalSafeText(label, csv.replace(/\r\n/g, '\n'))
-  expect(csv.startsWith(CSV_HEADER)).toBe(true)
+  // The columns of every run, then (a run with RUM) those of the page load's RUM view.
+  expect(csv.startsWith(CSV_HEADER.slice(0, -2))).toBe(true)
   expect(csv.split('\r\n')).toHaveLength(rows + 2)
   const cells = parseCsv(csv, {relax_column_count: false}) as string[][]
   expect(cells).toHaveLength(rows + 1)
@@ -179,6 +180,9 @@ describe('analysis reports with hostile text', () => {
     // The browsers' word: each failed page load's crash confirmed, one failed lazy load unexplained, in every human format.
     expect(r.rum).toMatchObject({crashedPageLoads: r.details?.brokenPageLoads.length, unexplained: 1, accounts: 2})
     expect(r.details?.brokenPageLoads.every((p) => p.rum?.crashed === true)).toBe(true)
+    // Each flagged request says what RUM saw of its page load, in the NDJSON and in the CSV's own columns.
+    expect(plain.failures.every((f) => f.rum?.crashed === true)).toBe(true)
+    expect(render('csv', r, ctxOf(plain.failures)).split('\r\n')[0]).toMatch(/,source_line,rum_session,rum_view,rum_join,rum_crashed,rum_error,rum_user,rum_version$/)
     for (const f of ['table', 'markdown', 'html'] as const) expect(render(f, r, ctxOf(plain.failures))).toContain('The browsers')
     checkReport(r, plain.failures)
   })
