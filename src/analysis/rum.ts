@@ -33,8 +33,10 @@ export interface RumJoinOptions {
 
 /** Browser clocks are corrected by RUM's intake to within seconds; a minute leaves room and still keeps one tab's page loads apart by their assets. */
 const JOIN_WINDOW_MS = 60_000
-/** Page loads of the log looked at for one view: the nearest in time (NAT: many clients behind one address). */
+/** Page loads of the log a view may join: the nearest in time that share its address or an asset (NAT: many clients behind one address). */
 const MAX_CANDIDATES = 64
+/** Page loads looked at for one view, nearest first, at most. */
+const MAX_SCAN = 4096
 const MAX_EXAMPLES = 10
 /** How near in time a lazy load's error without a URL and the failed script it is about are. */
 const UNNAMED_LAZY_MS = 5000
@@ -42,8 +44,10 @@ const UNNAMED_LAZY_MS = 5000
 const OFFSET_STEP_MS = 250
 /** Offsets smaller than this are none. */
 const OFFSET_MIN_MS = 2000
-/** Offsets tried: the most suggested ones. */
+/** Offsets tried: the most voted. */
 const OFFSET_TRIES = 24
+/** Views asked for the offset at most (spread over the input). */
+const OFFSET_VIEWS = 2000
 /** How near a page load is to its view, once the clocks' offset is taken off (a second-resolution log, the page's own length). */
 const OFFSET_FIT_MS = 1500
 
@@ -345,13 +349,16 @@ function join(views: readonly View[], pages: readonly LogPage[], window: number,
   for (const v of views) {
     const failed = [v.crash?.path, ...[...v.lazy.values()].map((l) => l.path), ...v.failedScripts.keys()].filter((p): p is string => p !== undefined)
     const at = v.time + offset
-    const from = lowerBound(times, at - window)
-    const to = lowerBound(times, at + window + 1)
-    const near = pages.slice(from, to).map((page) => ({page, dt: Math.abs(page.time - at)})).sort((a, b) => a.dt - b.dt).slice(0, MAX_CANDIDATES)
-    for (const {page, dt} of near) {
+    for (const k of nearest(times, at, window, MAX_CANDIDATES, (k) => {
+      const page = pages[k] as LogPage
       const address = v.clientIp !== undefined && v.clientIp === page.clientIp
-      const asset = [...page.paths].some((p) => v.assets.has(p))
-      if (strict ? !(address && asset) : !(address || asset)) continue
+      const asset = shares(page.paths, v.assets)
+      return strict ? address && asset : address || asset
+    })) {
+      const page = pages[k] as LogPage
+      const dt = Math.abs(page.time - at)
+      const address = v.clientIp !== undefined && v.clientIp === page.clientIp
+      const asset = shares(page.paths, v.assets)
       const how: RumJoin = address && asset ? 'address+asset' : asset ? 'asset' : 'address'
       // The asset that failed in the browser failed in the log: the strongest sign of one page load.
       // A crash whose error names no URL (Unexpected token '<' has none): a script of the view the log saw fail.
@@ -370,47 +377,77 @@ function join(views: readonly View[], pages: readonly LogPage[], window: number,
 
 /**
  * How far the log's clock is ahead of the browsers' (RUM's times are the browsers', corrected only
- * so far): of the offsets pairs of a view hurt and a page load of the log with an asset both saw
- * suggest (the OFFSET_TRIES most suggested, to OFFSET_STEP_MS), the one under which the most views
- * find a page load of their own within OFFSET_FIT_MS; 0 when none does or it is under OFFSET_MIN_MS.
+ * so far). Every page load of the log within the join window that shares a view's address or an
+ * asset votes for its offset (to OFFSET_STEP_MS; its own page load's vote lands on the true offset
+ * for every view, the others' spread over the window); of the OFFSET_TRIES most voted, the offset
+ * under which the most views find a page load of their own within OFFSET_FIT_MS wins. 0 when none
+ * does or it is under OFFSET_MIN_MS. At most OFFSET_VIEWS views, spread over the input, are asked.
  * Without client addresses, the nearest page load in time is then the right one even when the
  * clocks differ by seconds, and when every failure was of one asset.
  */
 function clockOffset(views: readonly View[], pages: readonly LogPage[], window: number): number {
   const times = pages.map((p) => p.time)
+  const step = Math.max(1, Math.ceil(views.length / OFFSET_VIEWS))
+  const asked = views.filter((_v, i) => i % step === 0)
+  const kin = (v: View, k: number): boolean => {
+    const page = pages[k] as LogPage
+    return (v.clientIp !== undefined && v.clientIp === page.clientIp) || shares(page.paths, v.assets)
+  }
   const votes = new Map<number, number>()
-  const pairs: {view: number; page: number; dt: number}[] = []
-  views.forEach((v, vi) => {
-    const from = lowerBound(times, v.time - window)
-    const to = lowerBound(times, v.time + window + 1)
-    const near: {page: number; dt: number}[] = []
-    for (let k = from; k < to; k++) {
-      const page = pages[k] as LogPage
-      if ([...page.paths].some((p) => v.assets.has(p))) near.push({page: k, dt: page.time - v.time})
-    }
-    for (const {page, dt} of near.sort((a, b) => Math.abs(a.dt) - Math.abs(b.dt)).slice(0, MAX_CANDIDATES)) {
-      pairs.push({view: vi, page, dt})
-      const bin = Math.round(dt / OFFSET_STEP_MS)
+  for (const v of asked) {
+    for (const k of nearest(times, v.time, window, MAX_SCAN, (k) => kin(v, k))) {
+      const bin = Math.round(((times[k] as number) - v.time) / OFFSET_STEP_MS)
       votes.set(bin, (votes.get(bin) ?? 0) + 1)
     }
-  })
+  }
   let best = 0
   let most = 0
+  let spread = Infinity
   for (const [bin] of [...votes].sort((a, b) => b[1] - a[1] || Math.abs(a[0]) - Math.abs(b[0])).slice(0, OFFSET_TRIES)) {
     const offset = bin * OFFSET_STEP_MS
-    const fit = pairs.filter((p) => Math.abs(p.dt - offset) <= OFFSET_FIT_MS).sort((a, b) => Math.abs(a.dt - offset) - Math.abs(b.dt - offset))
-    const matched = new Set<number>()
+    // Each view takes the nearest page load of its kin still free under this offset; the offsets of
+    // those pairs, their median, is the offset this bin stands for (a bin is a step wide).
     const taken = new Set<number>()
-    for (const p of fit) {
-      if (matched.has(p.view) || taken.has(p.page)) continue
-      matched.add(p.view)
-      taken.add(p.page)
+    const dts: number[] = []
+    for (const v of asked) {
+      const k = nearest(times, v.time + offset, OFFSET_FIT_MS, MAX_CANDIDATES, (k) => !taken.has(k) && kin(v, k))[0]
+      if (k === undefined) continue
+      taken.add(k)
+      dts.push((times[k] as number) - v.time)
     }
-    if (matched.size > most || (matched.size === most && Math.abs(offset) < Math.abs(best))) [best, most] = [offset, matched.size]
+    if (dts.length === 0) continue
+    const median = (dts.sort((a, b) => a - b)[dts.length >> 1]) as number
+    const off = dts.reduce((n, dt) => n + Math.abs(dt - median), 0)
+    if (dts.length > most || (dts.length === most && off < spread)) [best, most, spread] = [median, dts.length, off]
   }
   // Within a couple of seconds the clocks agree as far as can be told: a second-resolution log, a
   // page load's own length (the view starts when the shell is asked for, the log writes when it is sent).
   return Math.abs(best) < OFFSET_MIN_MS ? 0 : best
+}
+
+/**
+ * The pages within `window` of `at` that `keep` accepts, nearest in time first: at most `most`,
+ * looking at MAX_SCAN pages at most (a busy incident has thousands of failed page loads a minute).
+ */
+function nearest(times: readonly number[], at: number, window: number, most: number, keep: (k: number) => boolean): number[] {
+  const out: number[] = []
+  let hi = lowerBound(times, at)
+  let lo = hi - 1
+  for (let scanned = 0; out.length < most && scanned < MAX_SCAN; scanned++) {
+    const up = hi < times.length && (times[hi] as number) - at <= window ? (times[hi] as number) - at : Infinity
+    const down = lo >= 0 && at - (times[lo] as number) <= window ? at - (times[lo] as number) : Infinity
+    if (up === Infinity && down === Infinity) break
+    const k = up <= down ? hi++ : lo--
+    if (keep(k)) out.push(k)
+  }
+  return out
+}
+
+/** Whether two sets of paths share one. */
+function shares(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a]
+  for (const p of small) if (large.has(p)) return true
+  return false
 }
 
 function pageLoadOf(v: View): RumPageLoad {
