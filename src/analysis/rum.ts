@@ -105,8 +105,14 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
   const window = options.joinWindowMs ?? JOIN_WINDOW_MS
   // Views hurt join first, each to the page load that matches it best; then the page loads still
   // unjoined to any view that saw the asset that failed (RUM saw the page load but no error).
-  const hurt = views.filter((v) => v.crash !== undefined || v.lazy.size > 0)
-  const offset = clockOffset(hurt, pages, window)
+  const hurtAll = views.filter((v) => v.crash !== undefined || v.lazy.size > 0)
+  const offset = clockOffset(hurtAll, pages, window)
+  // A RUM export longer than the logs: views hurt beyond the logs' span (and the join window) have
+  // no log to be explained by; counted apart, not as unexplained.
+  const first = report.input.first === null ? -Infinity : Date.parse(report.input.first) - window
+  const last = report.input.last === null ? Infinity : Date.parse(report.input.last) + window
+  const hurt = hurtAll.filter((v) => v.time + offset >= first && v.time + offset <= last)
+  const outsideLogs = hurtAll.length - hurt.length
   join(hurt, pages, window, false, offset)
   join(views.filter((v) => v.page === undefined && !(v.crash !== undefined || v.lazy.size > 0)), pages.filter((p) => p.view === undefined), window, true, offset)
 
@@ -175,6 +181,7 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
   const top: RumReport = {
     ...findings(found, unconfirmed.length, coverage(ms(report.input.first), ms(report.input.last), report.totals.pageLoads)),
     input: rum.input,
+    ...(outsideLogs > 0 ? {outsideLogs} : {}),
     joins,
     unexplainedExamples: unexplained.slice(0, MAX_EXAMPLES).map((f) => ({
       time: new Date(f.kind === 'crash' ? (f.view.crash?.time ?? f.view.time) : f.view.time).toISOString(), session: f.view.session, view: f.view.id, message: f.message,

@@ -462,6 +462,8 @@ export interface RumReport extends RumFindings {
    * named no asset the log saw fail); views hurt that joined none.
    */
   joins: {addressAndAsset: number; asset: number; address: number; none: number}
+  /** Views hurt outside the logs' time span (beyond the join window): no log could explain them; not counted. */
+  outsideLogs?: number
   /** The first browser failures no log failure explains (at most 10), to look into. */
   unexplainedExamples: {time: string; session: string; view: string; message: string; url?: string; user?: string}[]
   /**

@@ -54,6 +54,7 @@ export function rumText(r: AnalysisReport): RumText | null {
     `Read ${plural(i.views, 'view')}, ${plural(i.resources, 'resource')} and ${plural(i.errors, 'error')} from ${plural(i.files.length, 'RUM file')}` +
       `${i.skipped.total > 0 ? `; ${plural(i.skipped.total, 'record')} skipped (${Object.entries(i.skipped.byReason).map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}.`,
     `Views hurt joined to the log's page loads by client address and asset: ${j.addressAndAsset}; by asset alone: ${j.asset}; by address alone: ${j.address}; joined to none: ${j.none}.`,
+    ...(rum.outsideLogs ? [`${plural(rum.outsideLogs, 'view')} hurt outside the logs' time span not counted (no log to hold them against).`] : []),
     ...rum.unexplainedExamples.slice(0, 3).map((e) => `Unexplained: ${e.time} session ${e.session}${e.user ? ` (${e.user})` : ''}: ${e.message}`),
   ]
   return {summary: rumSentence(rum), rows, notes, accounts: {shown: rum.accountIds.slice(0, MAX_ACCOUNTS), more: Math.max(0, rum.accountIds.length - MAX_ACCOUNTS)}}

@@ -159,6 +159,15 @@ describe('RUM joined to the log', () => {
     expect(r.deploys[0]?.rum?.unconfirmed).toBe(1)
   })
 
+  it('a RUM export longer than the logs: views hurt beyond the logs\' span are counted apart, not as unexplained', () => {
+    // The logs span T0 - 1 min to T0 + 1 min; the second crash is two hours later.
+    const r = joined([failure({at: 120, page: 0, pageLoadId: ++pageLoadIds})], [
+      view(0), error(130, CRASH, {}, 'https://web.test/_build/index.aaaa1111.js'),
+      view(7_200_000, {view: 'v2', session: 's2', user: 'acct-late'}), error(7_200_100, CRASH, {view: 'v2', session: 's2', user: 'acct-late'}, 'https://web.test/_build/index.aaaa1111.js'),
+    ])
+    expect(r.rum).toMatchObject({crashedPageLoads: 1, confirmed: 1, unexplained: 0, outsideLogs: 1, accountIds: [], joins: {none: 0}})
+  })
+
   it('a view and a page load further apart than the join window are not joined', () => {
     const r = joined([failure({at: 120, page: 0, pageLoadId: ++pageLoadIds})], [view(61_000), error(61_100, CRASH, {}, 'https://web.test/_build/index.aaaa1111.js')])
     expect(r.rum).toMatchObject({crashedPageLoads: 1, confirmed: 0, unexplained: 1, joins: {none: 1}})
