@@ -1,7 +1,7 @@
 import {extractAssets} from './assets'
 import {classifyAsset} from './classify'
 import type {Clock} from './clock'
-import {mapBounded} from './concurrency'
+import {mapBounded} from '../util/map-bounded'
 import {buildFingerprint} from './fingerprint'
 import type {HttpClient, HttpResult} from './http-client'
 import {verdictOf} from './tally'

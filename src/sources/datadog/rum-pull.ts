@@ -35,6 +35,7 @@ import type {RumPullEstimate} from '../../model/pull-estimate'
 import {normalizeRum} from '../../normalize/rum'
 import {parseTime} from '../../normalize/datadog'
 import {SourceError} from '../errors'
+import {mapBounded} from '../../util/map-bounded'
 import {plural} from '../../util/plural'
 import {DatadogClient, DatadogRequestError, PullAborted} from './client'
 import type {DatadogConnection} from './connection'
@@ -235,7 +236,7 @@ export class DatadogRumPull {
       this.hooks.onNotice?.(`Datadog RUM: ${wanted.length.toLocaleString('en-US')} sessions matter; the views and resources of ${MAX_SESSIONS.toLocaleString('en-US')} were read (those with a browser failure first): narrow --rum-query, or the range`)
     }
     const batches = termBatches(sessions, SESSIONS_PER_QUERY)
-    const pulled = await pool(batches, this.req.tuning.concurrency, async (ids) => {
+    const pulled = await mapBounded(batches, this.req.tuning.concurrency, async (ids) => {
       const query = this.sessionsQuery(ids)
       const count = await this.countTotal(query, range)
       return (await this.search(query, range, count, Number.POSITIVE_INFINITY)).items
@@ -268,7 +269,7 @@ export class DatadogRumPull {
   private async sessionsAt(loads: readonly {address: string; time: number}[]): Promise<Set<string>> {
     const out = new Set<string>()
     const batches = addressBatches(loads, this.req.range)
-    const lists = await pool(batches, this.req.tuning.concurrency, async (b) => {
+    const lists = await mapBounded(batches, this.req.tuning.concurrency, async (b) => {
       try {
         const buckets = await this.aggregate(this.addressesQuery(b.addresses), b, [{aggregation: 'count', type: 'total'}], [
           {facet: '@session.id', limit: GROUP_LIMIT, sort: {aggregation: 'count', order: 'desc', type: 'measure'}},
@@ -414,19 +415,6 @@ export function addressBatches(loads: readonly {address: string; time: number}[]
 }
 
 
-/** `work` over the items, at most `concurrency` at once; results in the items' order. The first failure fails it. */
-async function pool<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length)
-  let next = 0
-  const run = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await work(items[i] as T)
-    }
-  }
-  await Promise.all(Array.from({length: Math.max(1, Math.min(concurrency, items.length))}, run))
-  return out
-}
 
 /**
  * The items pulled, normalised: each event once (by id: a failed script comes again with its
