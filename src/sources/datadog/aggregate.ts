@@ -15,35 +15,44 @@ export const GROUP_LIMIT = 10_000
 const MAX_AGGREGATE_PAGES = 10
 const BYTES_FACET = '@network.bytes_written'
 
-interface Bucket {
+/** One bucket of an aggregate answer (Logs or RUM: the same shape). */
+export interface Bucket {
   by: Record<string, unknown>
   computes: Record<string, unknown>
 }
 
 async function aggregate(client: DatadogClient, scope: SearchScope, query: string, range: TimeRange, compute: LogsCompute[], groupBy?: LogsGroupBy[]): Promise<Bucket[]> {
+  return pagedBuckets(groupBy !== undefined, 'Datadog aggregate answer', (cursor) => client.call('logs-aggregate', (apis) => apis.logs.aggregateLogs({body: {
+    filter: {
+      query, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(),
+      ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),
+      ...(scope.storageTier ? {storageTier: scope.storageTier} : {}),
+    },
+    // A fresh body for every request: the client's serialiser is handed its own copy.
+    compute: compute.map((c) => ({...c})),
+    ...(groupBy ? {groupBy: groupBy.map((g) => ({...g}))} : {}),
+    ...(cursor === undefined ? {} : {page: {cursor}}),
+  } satisfies LogsAggregateRequest})))
+}
+
+/**
+ * The buckets of an aggregate (the Logs API's or the RUM API's: one answer shape), page after page
+ * while a grouped answer has more, MAX_AGGREGATE_PAGES at most. `ask` sends one request for a
+ * cursor (none for the first page); `what` names the answer in the error of one without buckets.
+ */
+export async function pagedBuckets(grouped: boolean, what: string, ask: (cursor: string | undefined) => Promise<unknown>): Promise<Bucket[]> {
   const buckets: Bucket[] = []
   let cursor: string | undefined
   for (let page = 0; page < MAX_AGGREGATE_PAGES; page++) {
-    const pageCursor = cursor
-    const body = (): LogsAggregateRequest => ({
-      filter: {
-        query, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(),
-        ...(scope.indexes && scope.indexes.length > 0 ? {indexes: [...scope.indexes]} : {}),
-        ...(scope.storageTier ? {storageTier: scope.storageTier} : {}),
-      },
-      compute: compute.map((c) => ({...c})),
-      ...(groupBy ? {groupBy: groupBy.map((g) => ({...g}))} : {}),
-      ...(pageCursor === undefined ? {} : {page: {cursor: pageCursor}}),
-    })
-    const json = await client.call('logs-aggregate', (apis) => apis.logs.aggregateLogs({body: body()}))
+    const json = await ask(cursor)
     const raw = (json as {data?: {buckets?: unknown}} | null)?.data?.buckets
-    if (!Array.isArray(raw)) throw new SourceError('Datadog aggregate answer has no data.buckets', 'datadog')
+    if (!Array.isArray(raw)) throw new SourceError(`${what} has no data.buckets`, 'datadog')
     for (const b of raw) {
       const o = (b ?? {}) as {by?: unknown; computes?: unknown}
       buckets.push({by: isObject(o.by) ? o.by : {}, computes: isObject(o.computes) ? o.computes : {}})
     }
     const after = (json as {meta?: {page?: {after?: unknown}}}).meta?.page?.after
-    if (typeof after !== 'string' || after === '' || groupBy === undefined) return buckets
+    if (typeof after !== 'string' || after === '' || !grouped) return buckets
     cursor = after
   }
   return buckets

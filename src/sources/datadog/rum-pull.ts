@@ -39,6 +39,7 @@ import {mapBounded} from '../../util/map-bounded'
 import {plural} from '../../util/plural'
 import {DatadogClient, DatadogRequestError, PullAborted} from './client'
 import type {DatadogConnection} from './connection'
+import {type Bucket, pagedBuckets} from './aggregate'
 import {endsTheRun} from './errors'
 import {countedRequestsFor, requestsFor} from './estimate'
 import {INDEXING_LATENCY_MS, type PageSearch, pullSlice} from './puller'
@@ -91,7 +92,6 @@ const ADDRESS_PAD_MS = 60_000
 const ADDRESS_SPAN_MS = 3_600_000
 /** Groups one aggregate answer lists at most (as the Logs aggregate: aggregate.ts GROUP_LIMIT). */
 const GROUP_LIMIT = 10_000
-const MAX_AGGREGATE_PAGES = 10
 
 /** The name the pulled events go under in `rum.input.files` and the skipped records' examples. */
 export const rumInputName = (query: string): string => `datadog:rum ${query.trim() === '' ? '*' : query.trim()}`
@@ -319,31 +319,16 @@ export class DatadogRumPull {
    * sort}], page: {cursor}}`, answer `{data: {buckets: [{by, computes: {c0, …}}]}, meta: {page: {after}}}`),
    * the outer group's further pages followed.
    */
-  private async aggregate(query: string, range: TimeRange, compute: RUMCompute[], groupBy?: RUMGroupBy[]): Promise<{by: Record<string, unknown>; computes: Record<string, unknown>}[]> {
-    const out: {by: Record<string, unknown>; computes: Record<string, unknown>}[] = []
-    let cursor: string | undefined
-    for (let page = 0; page < MAX_AGGREGATE_PAGES; page++) {
-      const pageCursor = cursor
+  private async aggregate(query: string, range: TimeRange, compute: RUMCompute[], groupBy?: RUMGroupBy[]): Promise<Bucket[]> {
+    return pagedBuckets(groupBy !== undefined, 'Datadog RUM aggregate answer', (cursor) => this.client.call('rum-aggregate', (apis) => apis.rum.aggregateRUMEvents({body: {
+      filter: {query, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString()},
       // A fresh body for every request: the client's serialiser is handed its own copy.
-      const body = (): RUMAggregateRequest => ({
-        filter: {query, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString()},
-        compute: compute.map((c) => ({...c})),
-        ...(groupBy ? {groupBy: groupBy.map((g) => ({...g}))} : {}),
-        ...(pageCursor === undefined ? {} : {page: {cursor: pageCursor}}),
-      })
-      const json = await this.client.call('rum-aggregate', (apis) => apis.rum.aggregateRUMEvents({body: body()}))
-      const raw = (json as {data?: {buckets?: unknown}} | null)?.data?.buckets
-      if (!Array.isArray(raw)) throw new SourceError('Datadog RUM aggregate answer has no data.buckets', 'datadog')
-      for (const b of raw) {
-        const o = (b ?? {}) as {by?: unknown; computes?: unknown}
-        out.push({by: isObject(o.by) ? o.by : {}, computes: isObject(o.computes) ? o.computes : {}})
-      }
-      const after = (json as {meta?: {page?: {after?: unknown}}}).meta?.page?.after
-      if (typeof after !== 'string' || after === '' || groupBy === undefined) return out
-      cursor = after
-    }
-    return out
+      compute: compute.map((c) => ({...c})),
+      ...(groupBy ? {groupBy: groupBy.map((g) => ({...g}))} : {}),
+      ...(cursor === undefined ? {} : {page: {cursor}}),
+    } satisfies RUMAggregateRequest})))
   }
+
 }
 
 /**
@@ -476,10 +461,6 @@ function reasonOf(error: unknown): string {
   if (error instanceof DatadogRequestError && error.failure.kind === 'http' && (error.failure.status === 401 || error.failure.status === 403)) throw error
   if (endsTheRun(error)) throw error
   return error.message.split('\n')[0] ?? error.message
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
 /** The line said on stderr once the RUM pull is done. */
