@@ -16,12 +16,11 @@ export function rumOnlyReport(rum: RumInput, declared: readonly DeclaredDeploy[]
   const views = viewsOf(rum.events)
   const deploys: RumDeploy[] = (declared.length > 0 ? declaredDeploys(declared, views) : inferredDeploys(views))
     .sort((a, b) => a.start - b.start || cmp(a.service ?? '', b.service ?? '')).map((d, i) => ({...d, id: `D${i + 1}`}))
-  const found: (Found & {service: string | null})[] = []
+  const found: Found[] = []
   for (const v of views) {
-    const service = v.service ?? null
     // No log to explain a failure against: none is counted as unexplained.
-    if (v.crash) found.push({view: v, service, kind: 'crash', explained: true, confirmed: false, deployId: deployOf(deploys, v, v.time, options.deployMarginMs), incidentId: null, message: v.crash.message, path: v.crash.path})
-    for (const l of v.lazy.values()) found.push({view: v, service, kind: 'lazy', explained: true, confirmed: false, deployId: deployOf(deploys, v, l.time, options.deployMarginMs), incidentId: null, message: l.message, path: l.path})
+    if (v.crash) found.push({view: v, kind: 'crash', time: v.crash.time, explained: true, confirmed: false, deployId: deployOf(deploys, v, v.time, options.deployMarginMs), incidentId: null, message: v.crash.message, path: v.crash.path})
+    for (const l of v.lazy.values()) found.push({view: v, kind: 'lazy', time: l.time, explained: true, confirmed: false, deployId: deployOf(deploys, v, l.time, options.deployMarginMs), incidentId: null, message: l.message, path: l.path})
   }
   const times = rum.events.map((e) => e.time)
   const iso = (t: number): string => new Date(t).toISOString()

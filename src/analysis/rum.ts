@@ -105,7 +105,7 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
   const window = options.joinWindowMs ?? JOIN_WINDOW_MS
   // Views hurt join first, each to the page load that matches it best; then the page loads still
   // unjoined to any view that saw the asset that failed (RUM saw the page load but no error).
-  const hurtAll = views.filter((v) => v.crash !== undefined || v.lazy.size > 0)
+  const hurtAll = views.filter(isHurt)
   const offset = clockOffset(hurtAll, pages, window)
   // A RUM export longer than the logs: views hurt beyond the logs' span (and the join window) have
   // no log to be explained by; counted apart, not as unexplained.
@@ -114,7 +114,7 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
   const hurt = hurtAll.filter((v) => v.time + offset >= first && v.time + offset <= last)
   const outsideLogs = hurtAll.length - hurt.length
   join(hurt, pages, window, false, offset)
-  join(views.filter((v) => v.page === undefined && !(v.crash !== undefined || v.lazy.size > 0)), pages.filter((p) => p.view === undefined), window, true, offset)
+  join(views.filter((v) => !isHurt(v)), pages.filter((p) => p.view === undefined), window, true, offset)
 
   // Each browser failure, with the scope it belongs to: the log failure that explains it, else the deploy of its time.
   const found: Found[] = []
@@ -125,13 +125,13 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
       // log that times the load as slower than the lazy gap) later: the browser says which it was.
       const script = p?.crash ?? p?.lazy[0]
       const cause = script ?? p?.first
-      found.push({view: v, kind: 'crash', explained: p !== undefined, confirmed: script !== undefined, deployId: cause?.deployId ?? deployAt(report, v.time + offset, options), incidentId: cause?.incidentId ?? null, message: v.crash.message, path: v.crash.path})
+      found.push({view: v, kind: 'crash', time: v.crash.time, explained: p !== undefined, confirmed: script !== undefined, deployId: cause?.deployId ?? deployAt(report, v.time + offset, options), incidentId: cause?.incidentId ?? null, message: v.crash.message, path: v.crash.path})
     }
     for (const l of v.lazy.values()) {
       // The log's failure of that script, whatever phase the log's timing gave it (the browser
       // knows it was an import()); an error that names no URL, any lazy failure of the page.
       const f = p === undefined ? undefined : l.path === undefined ? p.lazy[0] : p.scripts.find((x) => x.path === l.path)
-      found.push({view: v, kind: 'lazy', explained: f !== undefined, confirmed: false, deployId: f?.deployId ?? deployAt(report, l.time + offset, options), incidentId: f?.incidentId ?? null, message: l.message, path: l.path})
+      found.push({view: v, kind: 'lazy', time: l.time, explained: f !== undefined, confirmed: false, deployId: f?.deployId ?? deployAt(report, l.time + offset, options), incidentId: f?.incidentId ?? null, message: l.message, path: l.path})
     }
   }
   // Crashed page loads of the log that a view without a crash saw.
@@ -148,14 +148,16 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
     pageLoads === 0 ? null : Math.min(1, round3(loadsBetween(start, end) / pageLoads))
   const ms = (iso: string | null): number => (iso === null ? Number.NaN : Date.parse(iso))
 
+  const foundBy = {deploy: groupBy(found, (f) => f.deployId), incident: groupBy(found, (f) => f.incidentId)}
+  const unconfirmedBy = {deploy: groupBy(unconfirmed, (p) => p.crash?.deployId ?? null), incident: groupBy(unconfirmed, (p) => p.crash?.incidentId ?? null)}
   const deploys = report.deploys.map((d) => ({
     ...d,
-    rum: findings(found.filter((f) => f.deployId === d.id), unconfirmed.filter((p) => p.crash?.deployId === d.id).length,
+    rum: findings(foundBy.deploy.get(d.id) ?? [], unconfirmedBy.deploy.get(d.id)?.length ?? 0,
       coverage(ms(d.start) - options.deployMarginMs, ms(d.end) + options.deployMarginMs, d.pageLoads)),
   }))
   const incidents = report.incidents.map((i) => ({
     ...i,
-    rum: findings(found.filter((f) => f.incidentId === i.id), unconfirmed.filter((p) => p.crash?.incidentId === i.id).length, coverage(ms(i.start), ms(i.end), i.pageLoads)),
+    rum: findings(foundBy.incident.get(i.id) ?? [], unconfirmedBy.incident.get(i.id)?.length ?? 0, coverage(ms(i.start), ms(i.end), i.pageLoads)),
   }))
   // A build's pages as RUM named them: the version most joined views of its page loads carried.
   const versionsByBuild = new Map<string, Map<string, number>>()
@@ -184,23 +186,22 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
     ...(outsideLogs > 0 ? {outsideLogs} : {}),
     joins,
     unexplainedExamples: unexplained.slice(0, MAX_EXAMPLES).map((f) => ({
-      time: new Date(f.kind === 'crash' ? (f.view.crash?.time ?? f.view.time) : f.view.time).toISOString(), session: f.view.session, view: f.view.id, message: f.message,
+      time: new Date(f.time).toISOString(), session: f.view.session, view: f.view.id, message: f.message,
       ...(f.path === undefined ? {} : {url: f.path}), ...(f.view.user === undefined ? {} : {user: f.view.user}),
     })),
   }
+  // What RUM saw of each page load of the log it joined, for its broken page load's detail and its flagged requests.
+  const seen = new Map<string, RumPageLoad>()
+  for (const [key, p] of byKey) if (p.view !== undefined) seen.set(key, pageLoadOf(p.view))
   const details = report.details === undefined ? undefined : {
     ...report.details,
     brokenPageLoads: report.details.brokenPageLoads.map((b) => {
-      const v = byKey.get(pageKey(b.app, b.id))?.view
-      return v === undefined ? b : {...b, rum: pageLoadOf(v)}
+      const view = seen.get(pageKey(b.app, b.id))
+      return view === undefined ? b : {...b, rum: view}
     }),
   }
-  const seen = new Map<LogPage, RumPageLoad | undefined>()
   const annotated = failures.map((f) => {
-    const p = byKey.get(pageKey(f.app, f.pageLoad.id))
-    if (p === undefined) return f
-    if (!seen.has(p)) seen.set(p, p.view === undefined ? undefined : pageLoadOf(p.view))
-    const view = seen.get(p)
+    const view = seen.get(pageKey(f.app, f.pageLoad.id))
     return view === undefined ? f : {...f, rum: view}
   })
   return {report: {...report, builds, deploys, incidents, rum: top, ...(details === undefined ? {} : {details})}, failures: annotated}
@@ -210,7 +211,9 @@ export function joinRum(report: AnalysisReport, failures: readonly FailureRecord
 export interface Found {
   view: View
   kind: BrowserFailure
-  /** A failure of the log explains it (its view joined a page load of the log with a failure of this kind). */
+  /** When the browser failed (the error's time, or the failed script's), in the browser's clock. */
+  time: number
+  /** A failure of the log explains it: its view joined a page load of the log with failures (a lazy load: that script's, or any lazy one when the error names no URL). */
   explained: boolean
   /** A crash joined to a crashed page load of the log. */
   confirmed: boolean
@@ -250,6 +253,21 @@ export function findings(found: readonly Found[], unconfirmed: number, coverage:
     versions: [...versions].map(([version, c]) => ({version, ...c}))
       .sort((a, b) => b.crashedPageLoads + b.lazyFailures - (a.crashedPageLoads + a.lazyFailures) || cmp(a.version, b.version)),
   }
+}
+
+/** A view whose initial load crashed or whose lazy loads failed. */
+const isHurt = (v: View): boolean => v.crash !== undefined || v.lazy.size > 0
+
+/** Items by a key of theirs, in their order. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string | null): Map<string | null, T[]> {
+  const out = new Map<string | null, T[]>()
+  for (const x of items) {
+    const k = key(x)
+    const list = out.get(k)
+    if (list) list.push(x)
+    else out.set(k, [x])
+  }
+  return out
 }
 
 /** The views of the events, oldest first: each view's fields from its view event, else from the first event of it. */

@@ -168,6 +168,15 @@ describe('RUM joined to the log', () => {
     expect(r.rum).toMatchObject({crashedPageLoads: 1, confirmed: 1, unexplained: 0, outsideLogs: 1, accountIds: [], joins: {none: 0}})
   })
 
+  it('a failed lazy load no log failure explains is listed at the time it failed, not its page\'s', () => {
+    const r = joined([failure({at: 120, page: 0, pageLoadId: ++pageLoadIds})], [
+      view(0), error(130, CRASH, {}, 'https://web.test/_build/index.aaaa1111.js'),
+      error(9000, 'TypeError: Failed to fetch dynamically imported module: https://web.test/_build/other.eeee5555.js'),
+    ])
+    expect(r.rum).toMatchObject({crashedPageLoads: 1, confirmed: 1, lazyFailures: 1, unexplained: 1})
+    expect(r.rum?.unexplainedExamples.map((e) => [e.time, e.url])).toEqual([[iso(T0 + 9000), '/_build/other.eeee5555.js']])
+  })
+
   it('a view and a page load further apart than the join window are not joined', () => {
     const r = joined([failure({at: 120, page: 0, pageLoadId: ++pageLoadIds})], [view(61_000), error(61_100, CRASH, {}, 'https://web.test/_build/index.aaaa1111.js')])
     expect(r.rum).toMatchObject({crashedPageLoads: 1, confirmed: 0, unexplained: 1, joins: {none: 1}})
