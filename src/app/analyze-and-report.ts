@@ -14,7 +14,6 @@ import {pullSummaryLine} from '../report/pull-summary'
 import type {LiveRequest} from '../sources/datadog/live-source'
 import type {PullHooks} from '../sources/datadog/pull'
 import type {DatadogRumPull, RumPullRequest} from '../sources/datadog/rum-pull'
-import {browserFailureOf} from '../analysis/rum-errors'
 import {analyze, type AnalyzeRequest} from './analyze'
 
 export interface AnalyzeAndReportRequest extends Omit<AnalyzeRequest, 'sources' | 'deploys' | 'datadogSummary' | 'census' | 'onFailure' | 'onNotice' | 'onProgress' | 'rumPull'> {
@@ -72,7 +71,7 @@ export async function analyzeAndReport(req: AnalyzeAndReportRequest, io: Analyze
     ...files,
     onFailure: output.plan.formats.some((f) => NEEDS_FAILURES.includes(f)) ? (f) => failures.push(f) : undefined,
     sources: live ? [live.source] : undefined, deploys: live?.deploys, datadogSummary: live?.summary, census: live?.census,
-    ...(rum ? {rumPull: (f: readonly FailureRecord[]) => rum.pull(f, (message: string, type?: string) => browserFailureOf(message, type) !== undefined)} : {}),
+    ...(rum ? {rumPull: (f: readonly FailureRecord[]) => rum.pull(f, isBrowserFailure)} : {}),
     onNotice: (m) => io.reading.note(m), onProgress: io.reading.onProgress,
   })
   io.reading.done()
@@ -93,6 +92,13 @@ export async function analyzeAndReport(req: AnalyzeAndReportRequest, io: Analyze
   const broken = failedRules(report, failOn)
   if (broken.length > 0) io.notice(`--fail-on: ${broken.map((r) => `${r.text} (measured ${measure(report, r)})`).join(', ')}`)
   return {report, findings: broken.length > 0}
+}
+
+/** Whether a browser error is one the analysis counts (analysis/rum-errors), loaded with the RUM pull only. */
+function isBrowserFailure(message: string, type?: string): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const {browserFailureOf} = require('../analysis/rum-errors') as typeof import('../analysis/rum-errors')
+  return browserFailureOf(message, type) !== undefined
 }
 
 /** The RUM pull, its counts made (a key that may not read RUM fails here, before any log is pulled). */

@@ -2,8 +2,7 @@ import {promises as fs} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import {Analyzer} from '../analysis/analyzer'
-import {joinRum, type RumInput} from '../analysis/rum'
-import {rumOnlyReport} from '../analysis/rum-alone'
+import type {RumInput} from '../analysis/rum'
 import type {AnalysisOptions} from '../analysis/options'
 import type {PageCensus} from '../model/page-census'
 import type {AccessEvent} from '../model/access-event'
@@ -13,7 +12,6 @@ import {type AnalysisReport, type DatadogInputSummary, type FailureRecord, SCHEM
 import type {NormalizeOptions} from '../normalize/fields'
 import {InputError, OrderViolation} from '../sources/errors'
 import {FileSource} from '../sources/file/file-source'
-import {readRumFiles} from '../sources/rum/rum-file'
 import {readableInputs} from '../sources/file/inputs'
 import type {RecordSource, SourceStats} from '../sources/source'
 import {merge, reorder} from '../sources/order'
@@ -73,9 +71,9 @@ export interface AnalyzeRequest {
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const declared = [...(req.deploysFile ? await readDeploys(req.deploysFile, req.onNotice) : []), ...(req.deploys ?? [])].sort((a, b) => a.start - b.start)
   // Read before the logs: an unreadable RUM file fails the run before a long read, not after it.
-  const rum = req.rum !== undefined && req.rum.length > 0 ? await readRum(req.rum, req.onNotice) : undefined
+  const rum = req.rum !== undefined && req.rum.length > 0 ? await rumParts().readRum(req.rum, req.onNotice) : undefined
   // RUM alone, no logs: the browsers' own failures per deploy (the records given, else RUM's versions).
-  if (rum !== undefined && req.inputs.length === 0 && (req.sources ?? []).length === 0) return rumOnlyReport(rum, declared, {deployMarginMs: req.analysis.deployMarginMs})
+  if (rum !== undefined && req.inputs.length === 0 && (req.sources ?? []).length === 0) return rumParts().rumOnlyReport(rum, declared, {deployMarginMs: req.analysis.deployMarginMs})
   const inputs = await readableInputs(req.inputs, req.stdin, req.onNotice)
   const paths = inputs.paths
   const parallel = openParallel(req.parallel)
@@ -91,7 +89,7 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
         if (!withBrowsers) return report
         const browsers = rum ?? (await (req.rumPull as NonNullable<AnalyzeRequest['rumPull']>)(failures, report))
         // The flagged requests are handed on once joined: each says what RUM saw of its page load.
-        const joined = joinRum(report, failures, browsers, {deployMarginMs: req.analysis.deployMarginMs})
+        const joined = rumParts().joinRum(report, failures, browsers, {deployMarginMs: req.analysis.deployMarginMs})
         if (req.failuresFile) await writeFailures(req.failuresFile, joined.failures)
         if (req.onFailure) for (const f of joined.failures) req.onFailure(f)
         return joined.report
@@ -305,12 +303,9 @@ async function readDeploys(file: string, notice: AnalyzeRequest['onNotice']): Pr
   }
 }
 
-/** `--rum`: every file's RUM events, in time order, and what was read of them; a note when records were skipped. */
-async function readRum(files: string[], notice: AnalyzeRequest['onNotice']): Promise<RumInput> {
-  const read = await readRumFiles(files, notice)
-  const count = (kind: string): number => read.events.filter((e) => e.kind === kind).length
-  return {events: read.events, input: {files: read.files, views: count('view'), resources: count('resource'), errors: count('error'), skipped: read.skipped}}
-}
+/** The RUM parts (reading, joining, RUM alone), loaded only for a run with RUM (start-up time). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const rumParts = (): typeof import('./rum-run') => require('./rum-run') as typeof import('./rum-run')
 
 /** `--failures`: written under a temporary name beside the file, named so once whole (a failed run leaves no truncated file). */
 async function openFailures(file: string): Promise<WholeFileStream> {

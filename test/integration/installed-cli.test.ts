@@ -82,10 +82,10 @@ describe('start-up loads only what the answer needs (a count of modules, not a t
     }
   })
 
-  it('an offline analyze loads no Datadog client and no date-fns (date math loads it, the first time it is used)', () => {
+  it('an offline analyze loads no Datadog client, no date-fns (date math loads it, the first time it is used) and nothing of RUM (--rum does)', () => {
     const offline = loaded(['analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json'])
     expect(offline.status).toBe(0)
-    expect(offline.modules.filter((f) => /node_modules\/(@datadog|date-fns|@date-fns)\/|dist\/vendor\//.test(f))).toEqual([])
+    expect(offline.modules.filter((f) => /node_modules\/(@datadog|date-fns|@date-fns)\/|dist\/vendor\/|rum/.test(f))).toEqual([])
     // Calendar date math loads date-fns, and @date-fns/utc's getters and setters only (its full
     // UTCDate builds Intl formatters as it loads); the range is then refused (exit 2, no request).
     const math = loaded(['analyze', '--from', 'now-1M/d', '--to', 'now-2M', '--query', 'service:web'])
