@@ -10,11 +10,11 @@
 //   thousand models of its own), loaded only when it is used.
 // - LICENSES.txt: the licence of every package the bundles copy, as their own files state it.
 // The code is the client's own: the same version, the same modules in the same order (the logger
-// first, as client.ts needs), with one change made as it is bundled (lazyModels): each API's
-// serialiser requires its model classes when it first looks one up, not all of them (some 3,000 in
-// v2) at load. A live run uses a few dozen; evaluating the rest took about half of the bundle's
-// load (0.50-0.63 CPU-s against 0.28-0.33, `node -e "require('./dist/vendor/datadog-client.js')"`,
-// alternating, 2 cores).
+// first, as client.ts needs), with one change made as it is bundled (lazyModels): each serialiser
+// knows only the models its bundle's APIs can reach (131 of v2's 6,201 types), and requires each
+// when it first looks it up, not all of them at load. Evaluating every model took about half of
+// the bundle's load (0.50-0.63 CPU-s against 0.28-0.33 with lazy models alone, `node -e
+// "require('./dist/vendor/datadog-client.js')"`, alternating, 2 cores), parsing them most of the rest.
 const {mkdirSync, readFileSync, readdirSync, writeFileSync} = require('node:fs')
 const {join} = require('node:path')
 const esbuild = require('esbuild')
@@ -38,33 +38,76 @@ exports.EventsApi = require('${CLIENT}/packages/datadog-api-client-v1/apis/Event
 /**
  * The v1 and v2 serialisers (models/ObjectSerializer.js) open with a `const X_1 = require("./X");`
  * for every model and name each in a `typeMap` (`X: X_1.X,`), looked up by type name only
- * (`typeMap[type]`). Each entry becomes a getter that requires its model on first use; esbuild still
- * bundles every model (the requires are there, as static strings), and a bundled module's code runs
- * when it is first required. A serialiser of another shape fails the build rather than bundling
- * something half changed.
+ * (`typeMap[type]`). lazyModels(apis) keeps the entries the bundle's APIs can reach and makes each a
+ * getter that requires its model on first use; a bundled module's code runs when it is first
+ * required, and a model no entry requires is not bundled at all. A serialiser of another shape
+ * fails the build rather than bundling something half changed.
+ *
+ * What an API can reach: every type its file names (each method's request and response types),
+ * then every type those name in turn (each model's attribute types, each oneOf's members), found
+ * with the client's own models at build time. Deserialising walks exactly these, so no other
+ * entry can be looked up: one missing would throw the serialiser's "unknown type", and
+ * test/integration/datadog*.test.ts read every answer the pull asks for through the bundle.
  */
-const lazyModels = {
-  name: 'lazy-models',
-  setup(build) {
-    build.onLoad({filter: /datadog-api-client-v[12][\\/]models[\\/]ObjectSerializer\.js$/}, (args) => {
-      const modules = new Map()
-      let src = readFileSync(args.path, 'utf8').replace(/^const (\w+)_1 = require\("(\.\/\w+)"\);\n/gm, (_, name, path) => {
-        modules.set(name, path)
-        return ''
+function lazyModels(apis) {
+  return {
+    name: 'lazy-models',
+    setup(build) {
+      build.onLoad({filter: /datadog-api-client-v[12][\\/]models[\\/]ObjectSerializer\.js$/}, (args) => {
+        const modules = new Map()
+        let src = readFileSync(args.path, 'utf8').replace(/^const (\w+)_1 = require\("(\.\/\w+)"\);\n/gm, (_, name, path) => {
+          modules.set(name, path)
+          return ''
+        })
+        const models = join(args.path, '..')
+        const reach = reachable(models, src, apis.get(join(models, '..')) ?? [])
+        let entries = 0
+        let kept = 0
+        src = src.replace(/^ {4}(\w+): (\w+)_1\.(\w+),?$/gm, (line, key, name, exported) => {
+          if (!modules.has(name)) return line
+          entries++
+          if (!reach.has(key)) return ''
+          kept++
+          return `    get ${key}() { return require("${modules.get(name)}").${exported} },`
+        })
+        const left = [...src.matchAll(/\b(\w+)_1\./g)].filter((m) => modules.has(m[1]))
+        if (modules.size < 100 || entries < modules.size || left.length > 0 || kept === 0) {
+          throw new Error(`${args.path}: not the serialiser shape lazyModels knows (${modules.size} models, ${entries} entries, ${kept} kept, ${left.length} other uses)`)
+        }
+        return {contents: src, loader: 'js'}
       })
-      let entries = 0
-      src = src.replace(/^ {4}(\w+): (\w+)_1\.(\w+),?$/gm, (line, key, name, exported) => {
-        if (!modules.has(name)) return line
-        entries++
-        return `    get ${key}() { return require("${modules.get(name)}").${exported} },`
-      })
-      const left = [...src.matchAll(/\b(\w+)_1\./g)].filter((m) => modules.has(m[1]))
-      if (modules.size < 100 || entries < modules.size || left.length > 0) {
-        throw new Error(`${args.path}: not the serialiser shape lazyModels knows (${modules.size} models, ${entries} entries, ${left.length} other uses)`)
-      }
-      return {contents: src, loader: 'js'}
-    })
-  },
+    },
+  }
+}
+
+/** The type names the APIs (file names in `models`' package) reach: see lazyModels. */
+function reachable(models, serializer, apis) {
+  const types = new Set([...serializer.matchAll(/^ {4}(\w+): \w+_1\.\w+,?$/gm)].map((m) => m[1]))
+  const oneOfAt = serializer.indexOf('const oneOfMap = {')
+  const oneOf = new Map(oneOfAt === -1 ? [] : [...serializer.slice(oneOfAt, serializer.indexOf('\n};', oneOfAt)).matchAll(/^ {4}(\w+): \[([^\]]*)\]/gm)]
+    .map((m) => [m[1], [...m[2].matchAll(/"([^"]+)"/g)].map((x) => x[1])]))
+  const named = (text) => (text.match(/\w+/g) ?? []).filter((w) => types.has(w) || oneOf.has(w))
+  const todo = apis.flatMap((api) => [...readFileSync(join(models, '..', 'apis', `${api}.js`), 'utf8').matchAll(/"([\w<>, ]+)"/g)].flatMap((m) => named(m[1])))
+  if (todo.length === 0) throw new Error(`no type named by ${apis.join(', ')} in ${models}`)
+  const seen = new Set()
+  while (todo.length > 0) {
+    const t = todo.pop()
+    if (seen.has(t)) continue
+    seen.add(t)
+    for (const member of oneOf.get(t) ?? []) todo.push(...named(member))
+    if (types.has(t)) for (const a of Object.values(require(join(models, t))[t].getAttributeTypeMap())) todo.push(...named(String(a.type)))
+  }
+  return seen
+}
+
+/** The APIs an entry requires, by package folder: `…/datadog-api-client-v2` → [LogsApi, …]. */
+function apisOf(entry) {
+  const apis = new Map()
+  for (const [, pkg, api] of entry.matchAll(/\/packages\/(datadog-api-client-v[12])\/apis\/(\w+)\.js/g)) {
+    const dir = join(root, 'node_modules', CLIENT, 'packages', pkg)
+    apis.set(dir, [...(apis.get(dir) ?? []), api])
+  }
+  return apis
 }
 
 ;(async () => {
@@ -83,7 +126,7 @@ const lazyModels = {
       legalComments: 'eof',
       write: false,
       logLevel: 'warning',
-      plugins: [lazyModels],
+      plugins: [lazyModels(apisOf(entry))],
     })
     const copied = bundledPackages(built.metafile)
     for (const p of copied) packages.set(p.dir, p)

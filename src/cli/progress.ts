@@ -23,12 +23,15 @@ function duration(s: number): string {
 
 /**
  * Progress on stderr, only on a terminal: one line rewritten in place (cursor up, clear line), at
- * most once a `intervalMs`. Other notices go below it, and the next update starts a fresh line.
+ * most once a `intervalMs`, and at once when a pull goes from planning to pulling (the planning
+ * line would otherwise stand for a pull that has begun). Other notices go below it, and the next update starts a fresh line.
  * Piped, it prints nothing, so logs of cron jobs hold only what matters.
  */
 export class ProgressLine {
   private shown = false
   private last = 0
+  /** The phase of the last pull status shown: a new phase is shown at once, whatever the interval. */
+  private phase: PullStatus['phase'] | undefined
   private readonly started: number
 
   /** `delayMs`: nothing is shown before the work has lasted this long (short runs stay quiet). */
@@ -37,7 +40,11 @@ export class ProgressLine {
   }
 
   update(p: PullStatus, force = false): void {
-    this.show(() => renderProgress(p), force)
+    const next = p.phase !== this.phase
+    this.show(() => {
+      this.phase = p.phase
+      return renderProgress(p)
+    }, force || next)
   }
 
   /** Shows the line `text()` makes (made only when it is shown). */

@@ -36,6 +36,21 @@ describe('progress on stderr', () => {
     expect(out[1]).toContain('14 pages')
   })
 
+  it('a pull that goes from planning to pulling shows it at once, within the interval (a quick pull still shows its slices)', () => {
+    const out: string[] = []
+    let now = 0
+    const line = new ProgressLine((s, c) => out.push(stderrText(s, c)), true, () => now)
+    line.update({...status, phase: 'planning'})
+    now = 50
+    line.update({...status, phase: 'planning', requests: 18})
+    now = 80
+    line.update(status)
+    now = 90
+    line.update({...status, pages: 13})
+    expect(out.map((s) => s.replace(/ · .*/, ''))).toEqual(['datadog: counting the range (aggregate API)... 17 requests', '\u001b[1A\u001b[2Kdatadog: slices 3/8'])
+    expect(out[1]).toContain('12 pages')
+  })
+
   it('the summary line says what the range held, what was pulled and what it cost', () => {
     expect(pullSummaryLine({
       query: 'service:web', from: '', to: '', site: 'datadoghq.com', pull: 'windows', narrowing: {aggregate: 'used', shellLengths: [1832]}, held: 466, pulled: 388,
