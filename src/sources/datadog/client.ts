@@ -17,7 +17,7 @@
  * - follows no redirect. fetch's default would resend every header, DD-API-KEY and
  *   DD-APPLICATION-KEY included, to whatever origin a Location names (issue 14). See `redirected`.
  *
- * The client is imported only here, lazily (its bundle takes 0.5-0.9 CPU-s to load, the package's
+ * The client is imported only here, lazily (its bundle takes about 0.2 s to load, the package's
  * 6,244 modules 1.3-1.7): `--help` and offline runs never load it. Its logger is silenced first,
  * since with DEBUG set it writes request dumps to stdout.
  */
