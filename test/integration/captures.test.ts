@@ -8,16 +8,13 @@
  * analyses is held to the truth (test/helpers/advice-truth.ts; the rest of the advice:
  * advice-captures.test.ts).
  */
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {type Capture, CAPTURES, FORMATS, loadCapture} from '../../scripts/captures/capture'
 import {composeCaptures, SECOND_APP} from '../../scripts/captures/compose'
 import {analyzeCase, type CaseSpec} from '../../scripts/captures/run'
 import {scoreCapture} from '../../scripts/captures/score'
 import {checkAdvice} from '../helpers/advice-truth'
 import {ROOT} from '../helpers/cli'
+import {schemaValidator} from '../helpers/schema'
 
 const captures = new Map<string, Capture>(CAPTURES.map((name) => [name, loadCapture(ROOT, name)]))
 const capture = (name: string): Capture => captures.get(name) as Capture
@@ -78,9 +75,7 @@ describe.each([...CAPTURES])('capture %s', (name) => {
   })
 
   it('gives the same answer whichever order the log is in, and a report valid against the schema', async () => {
-    const ajv = new Ajv({allErrors: true, strict: false})
-    addFormats(ajv)
-    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    const validate = schemaValidator('analyze')
     for (const format of FORMATS) {
       const [oldest, newest] = await Promise.all((['oldest-first', 'newest-first'] as const).map((order) => analysed(name, {format, order, stretch: 10, deploys: 'events'})))
       const {input: _a, ...a} = oldest?.report ?? {}

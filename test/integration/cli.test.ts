@@ -1,11 +1,10 @@
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
 import {spawnSync} from 'node:child_process'
 import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {gzipSync} from 'node:zlib'
 import {join} from 'node:path'
 import {type CliResult, cliEnv, ROOT, runCli} from '../helpers/cli'
 import {tempDir} from '../helpers/temp'
+import {schemaValidator} from '../helpers/schema'
 
 const dir = tempDir('skewscan-cli-')
 const B = '10.1.1.1:8080'
@@ -81,9 +80,7 @@ describe('skewscan analyze, run as a user would', () => {
     const r = runOnce(['analyze', logFile, '--json'])
     expect(r.status).toBe(0)
     const report = JSON.parse(r.stdout)
-    const ajv = new Ajv({allErrors: true, strict: false})
-    addFormats(ajv)
-    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    const validate = schemaValidator('analyze')
     expect(validate.errors ?? validate(report)).toBe(true)
     expect(report).toMatchObject({schemaVersion: 3, totals: {affectedUsers: 1, brokenPageLoads: 1, pageLoads: 5, byCause: {rollout: 1}}, orphans: {requests: 1, clients: 1}, nonUser: {crawlers: {requests: 1, clients: 1}}})
   })

@@ -1,4 +1,3 @@
-import Ajv from 'ajv'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -9,6 +8,7 @@ import {compareReport, deployRows} from '../../src/analysis/compare'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
 import {renderCompareHtml, renderCompareMarkdown} from '../../src/report/compare'
 import {ROOT, runCli} from '../helpers/cli'
+import {schemaValidator} from '../helpers/schema'
 
 const fx = (p: string): string => join(ROOT, 'fixtures', p)
 const NO_FIX = {'keep-old-assets': 0, 'version-pinning': 0, 'cookie-affinity': 0, 'not-found-for-missing-assets': 0, 'client-reload-on-chunk-error': 0, 'shorter-rollout': 0}
@@ -33,7 +33,7 @@ describe('compare: did the fix work?', () => {
     expect(r.comparison).toMatchObject({before: 'round-robin', after: 'affinity', brokenShareBefore: round(before), brokenShareAfter: round(after), affinityExpectedShare: round(before / 3)})
     expect(r.comparison?.relativeChange).toBeCloseTo((after - before) / before, 3)
     expect(r.comparison?.verdict).toContain(`in line with cookie affinity alone (about ${(100 * before / 3).toFixed(1)}% with 3 pods)`)
-    const validate = new Ajv({strict: false}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'compare.schema.json'), 'utf8')))
+    const validate = schemaValidator('compare')
     expect(validate.errors ?? validate(JSON.parse(JSON.stringify(r)))).toBe(true)
     expect(renderCompareMarkdown(r)).toContain('| round-robin | 1 | 3 | 31 | 12 | 38.7% | 2 | 17 | 17 | 88 s |')
     const html = renderCompareHtml(r, new Date(0), 'test')
@@ -80,7 +80,7 @@ describe('compare: did the fix work?', () => {
       const sticky = await sets('sticky')
       expect(sticky.comparison?.fixes[0]).toMatchObject({fix: 'cookie-affinity', after: 0})
       expect(sticky.groups[1]?.prevents['keep-old-assets']).toBe(6)
-      const validate = new Ajv({strict: false}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'compare.schema.json'), 'utf8')))
+      const validate = schemaValidator('compare')
       expect(validate.errors ?? validate(JSON.parse(JSON.stringify(kept)))).toBe(true)
     } finally {
       rmSync(dir, {recursive: true, force: true})

@@ -5,8 +5,6 @@
  */
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
 import {stateFileOf} from '../../src/app/export'
 import {ROOT} from '../helpers/cli'
 import {FakeDatadog, faults} from '../helpers/fake-datadog'
@@ -14,6 +12,7 @@ import {clientProbe, runCliAsync, runInProcess, useDatadogEnv} from '../helpers/
 import {gunzipSync} from 'node:zlib'
 import {API_KEY, APP_KEY, fileAnalyze, liveAnalyze, QUERY, sortById, withoutInput as comparable} from '../helpers/fake-datadog-live'
 import {tempDir} from '../helpers/temp'
+import {schemaValidator} from '../helpers/schema'
 
 const FIXTURE = join(ROOT, 'fixtures', 'rolling-round-robin')
 const RANGE = ['--from', '2026-11-29T13:55:00Z', '--to', '2026-11-29T14:45:00.000Z', '--query', 'service:ingress-nginx']
@@ -52,9 +51,7 @@ describe('skewscan analyze --from/--to against the Datadog API', () => {
     expect(r.status).toBe(0)
     expect(withoutInput(r.stdout)).toEqual(withoutInput(fileJson))
     const report = JSON.parse(r.stdout)
-    const ajv = new Ajv({allErrors: true, strict: false})
-    addFormats(ajv)
-    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    const validate = schemaValidator('analyze')
     expect(validate(report) || validate.errors).toBe(true)
     const dd = report.input.datadog
     const held = fake.select(QUERY, Date.parse('2026-11-29T13:55:00Z'), Date.parse('2026-11-29T14:45:00Z')).length

@@ -1,12 +1,10 @@
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import http from 'node:http'
 import {connect, type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {ROOT} from '../helpers/cli'
 import {startCli, waitFor} from '../helpers/cli-process'
+import {schemaValidator} from '../helpers/schema'
 
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-lab-cli-'))
 /** A port already taken, for the usage error. */
@@ -40,9 +38,7 @@ describe('skewscan lab, run as a user would', () => {
 
     expect((await cli.exited).code).toBe(0)
     const report = JSON.parse(cli.stdout())
-    const ajv = new Ajv({allErrors: true, strict: false})
-    addFormats(ajv)
-    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'lab.schema.json'), 'utf8')))
+    const validate = schemaValidator('lab')
     expect(validate(report) || validate.errors).toBe(true)
     expect(report).toMatchObject({stoppedBy: 'once', settings: {replicas: 3, stepSeconds: 0.3}, deploys: [{id: 1}], files: {log: files.log, deploys: files.deploys}})
     expect(report.pods).toHaveLength(6)

@@ -1,6 +1,4 @@
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
@@ -10,7 +8,7 @@ import {renderCompare} from '../../src/lab/compare'
 import type {CompareReport} from '../../src/lab/report'
 import type {AnalysisReport, DeployAdvice, FixAdvice, FixId} from '../../src/model/report'
 import {DEFAULT_NORMALIZE} from '../../src/normalize/fields'
-import {ROOT} from '../helpers/cli'
+import {schemaValidator} from '../helpers/schema'
 
 /*
  * Every strategy through the real balancer with the same seeded browsers (one rolling deploy of
@@ -49,9 +47,7 @@ describe('lab --compare', () => {
   }, 120_000)
 
   it('prints a row per strategy, valid against the schema', () => {
-    const ajv = new Ajv({allErrors: true, strict: false})
-    addFormats(ajv)
-    const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'lab.schema.json'), 'utf8')))
+    const validate = schemaValidator('lab')
     expect(validate(report) || validate.errors).toBe(true)
     const table = renderCompare(report.strategies)
     for (const s of report.strategies) expect(table).toContain(s.label)

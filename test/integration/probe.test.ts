@@ -1,15 +1,11 @@
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
-import {readFileSync} from 'node:fs'
 import http, {type IncomingHttpHeaders} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {join} from 'node:path'
 import {probe, type ProbeRequest} from '../../src/app/probe'
 import {SimulatedClock} from '../../src/probe/clock'
 import {DEFAULT_DURATION_MS, DEFAULT_GIVE_UP_AFTER, probeSettings} from '../../src/probe/options'
 import type {BarrageResult} from '../../src/probe/types'
-import {ROOT} from '../helpers/cli'
 import {startCli, waitFor} from '../helpers/cli-process'
+import {schemaValidator} from '../helpers/schema'
 
 /*
  * The probe against a small site on 127.0.0.1 whose behaviour each test sets: healthy, serving its
@@ -243,11 +239,8 @@ describe('probe bounds (issue 14)', () => {
 })
 
 describe('skewscan probe, run as a user would', () => {
-  const ajv = new Ajv({allErrors: true, strict: false})
-  addFormats(ajv)
-  const schema = JSON.parse(readFileSync(join(ROOT, 'schemas', 'probe.schema.json'), 'utf8')) as {$id: string}
-  const validateSummary = ajv.compile(schema)
-  const validateBarrage = ajv.compile({$ref: `${schema.$id}#/definitions/barrage`})
+  const validateSummary = schemaValidator('probe')
+  const validateBarrage = schemaValidator('probe', '#/definitions/barrage')
 
   it('--json prints the summary, valid against schemas/probe.schema.json; barrage lines go to stderr', async () => {
     const cli = startCli(['probe', url(), '--count', '2', '--interval', '100ms', '--json'])

@@ -3,13 +3,13 @@
  * detail against the schema, and the scheduled-run contract: dated files, a summary line on
  * stderr, the exit code from --fail-on.
  */
-import Ajv from 'ajv'
 import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {csvCell} from '../../src/report/csv'
 import {mdCell} from '../../src/report/markdown'
 import {ROOT, runCli} from '../helpers/cli'
 import {tempDir} from '../helpers/temp'
+import {schemaValidator} from '../helpers/schema'
 
 const tmp = tempDir('skewscan-report-formats-')
 
@@ -57,7 +57,7 @@ describe('report formats', () => {
     expect(report.details).toBeUndefined()
     const alone = JSON.parse(runCli([...ARGS, '--format', 'json']).stdout)
     expect({...report, input: undefined}).toEqual({...alone, input: undefined})
-    const validate = new Ajv({strict: false}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    const validate = schemaValidator('analyze')
     expect(validate.errors ?? validate(report)).toBe(true)
   })
 })

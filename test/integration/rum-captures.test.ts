@@ -9,9 +9,7 @@
  * load) and the RUM file, joined here on the browser's address and the page load's start, not by
  * the tool's join.
  */
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {DEFAULT_OPTIONS} from '../../src/analysis/options'
@@ -22,6 +20,7 @@ import {type Capture, CAPTURES, FORMATS, loadCapture, renderDeployEvents, render
 import {composeCaptures} from '../../scripts/captures/compose'
 import {analyzeCase, type CaseSpec} from '../../scripts/captures/run'
 import {ROOT} from '../helpers/cli'
+import {schemaValidator} from '../helpers/schema'
 
 const captures = new Map<string, Capture>(CAPTURES.map((name) => [name, loadCapture(ROOT, name)]))
 const capture = (name: string): Capture => captures.get(name) as Capture
@@ -133,9 +132,7 @@ describe('two apps behind one ingress, each with its browsers', () => {
 })
 
 describe('RUM alone, no access logs (analyze --rum FILE)', () => {
-  const ajv = new Ajv({allErrors: true, strict: false})
-  addFormats(ajv)
-  const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')) as object)
+  const validate = schemaValidator('analyze')
 
   /** The capture's RUM events (and, with `deploys`, its Datadog deploy events) alone, at the recorded speed. */
   async function alone(name: string, deploys: boolean): Promise<AnalysisReport> {

@@ -7,10 +7,6 @@
  * cells never start a formula. Reports come from the real analysis of the bad-input corpus's
  * scenario written with hostile text, and (faster) from one such report with its text swapped.
  */
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
 import {parse as parseCsv} from 'csv-parse/sync'
 import fc from 'fast-check'
 import {type DefaultTreeAdapterMap, parse as parseHtml} from 'parse5'
@@ -27,9 +23,9 @@ import {lostInputNote, skippedNote} from '../../src/report/input-notes'
 import {gathered, jsonPieces} from '../../src/report/json'
 import {parsedJsonLine, parsedTable} from '../../src/report/parsed'
 import {inertJson, terminalSafe, terminalSafeLines} from '../../src/report/sanitize'
-import {ROOT} from '../helpers/cli'
 import {firstUnsafe, HOSTILE, hostileString, settings} from '../helpers/hostile'
 import {analysedReport, loggedText, PLAIN, scenarioEvents, swapped} from '../helpers/hostile-report'
+import {schemaValidator} from '../helpers/schema'
 
 const ctxOf = (failures: readonly FailureRecord[], version = 'test'): RenderContext => ({failures, generatedAt: new Date(Date.UTC(2026, 10, 30)), version, topSessions: 10})
 
@@ -138,9 +134,7 @@ function wellFormedMarkdown(label: string, md: string): void {
 const plain = analysedReport(PLAIN)
 const STYLE = styleOf(render('html', plain.report, ctxOf(plain.failures)))
 
-const ajv = new Ajv({allErrors: true, strict: false})
-addFormats(ajv)
-const validReport = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+const validReport = schemaValidator('analyze')
 
 /** Every check of an analysis report and its flagged requests, in every format. */
 function checkReport(r: AnalysisReport, failures: readonly FailureRecord[], version = 'test'): void {

@@ -8,10 +8,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {analyze} from '../../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
-import Ajv from 'ajv'
 import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 import {skippedNote} from '../../../src/report/input-notes'
 import {ROOT} from '../../helpers/cli'
+import {schemaValidator} from '../../helpers/schema'
 
 const FIXTURE = join(ROOT, 'fixtures', 'rolling-round-robin', 'ingress.log')
 const dir = mkdtempSync(join(tmpdir(), 'skewscan-source-skipped-'))
@@ -35,7 +35,7 @@ describe('skipped records per input file', () => {
     expect(sources.map((s) => [s.file, s.records, s.skipped, s.setApart])).toEqual([[app, lines.length + 7, 5 + 1 + 1, 5 + 1], [hosts, 6, 3, 3]])
     expect(sources.reduce((n, s) => n + s.skipped, 0)).toBe(skipped.total)
     expect(sources.reduce((n, s) => n + s.records, 0)).toBe(report.input.records)
-    const validate = new Ajv({strict: false}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+    const validate = schemaValidator('analyze')
     expect([validate(JSON.parse(JSON.stringify(report))), validate.errors]).toEqual([true, null])
   })
 

@@ -6,8 +6,6 @@
  */
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
 import {analyze} from '../../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import type {AnalysisReport} from '../../../src/model/report'
@@ -16,6 +14,7 @@ import {tempDir} from '../../helpers/temp'
 import {render} from '../../../src/report/formats'
 import {esc} from '../../../src/report/html'
 import {ROOT} from '../../helpers/cli'
+import {schemaValidator} from '../../helpers/schema'
 
 interface TruthFailure {incidentId: string; path: string; status: number; userAgent: string}
 interface Truth {
@@ -56,9 +55,7 @@ function counted<K extends string | number>(values: K[], max = 5): [K, number][]
 }
 
 const validate = (() => {
-  const ajv = new Ajv({allErrors: true, strict: false})
-  addFormats(ajv)
-  return ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+  return schemaValidator('analyze')
 })()
 
 describe('HTML report figures (two-deploys fixture)', () => {

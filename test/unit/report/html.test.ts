@@ -5,8 +5,6 @@
  */
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
 import {analyze} from '../../../src/app/analyze'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import type {AnalysisReport} from '../../../src/model/report'
@@ -14,6 +12,7 @@ import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 import {render} from '../../../src/report/formats'
 import {ROOT} from '../../helpers/cli'
 import {tempDir} from '../../helpers/temp'
+import {schemaValidator} from '../../helpers/schema'
 
 const dir = tempDir('skewscan-html-unit-')
 
@@ -47,9 +46,7 @@ const count = (s: string, re: RegExp): number => (s.match(re) ?? []).length
 const bandWidths = (svg: string): number[] => [...svg.matchAll(/<rect class="deploy-band" data-deploy="[^"]*" x="[\d.]+" y="\d+" width="([\d.]+)"/g)].map((m) => Number(m[1]))
 
 function validDetails(r: AnalysisReport): true | unknown {
-  const ajv = new Ajv({allErrors: true, strict: false})
-  addFormats(ajv)
-  const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'analyze.schema.json'), 'utf8')))
+  const validate = schemaValidator('analyze')
   return validate(JSON.parse(JSON.stringify(r))) || validate.errors
 }
 
