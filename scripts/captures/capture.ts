@@ -210,11 +210,18 @@ function stretched(c: Capture, s: Stretch): CaptureRecord[] {
 export function renderLog(c: Capture, format: Format, s: Stretch, order: 'oldest-first' | 'newest-first'): string {
   const key = `${format}\n${s.factor}\n${s.t0}\n${order}`
   if (lastRender?.capture === c && lastRender.key === key) return lastRender.text
-  const text = render(c, format, s, order)
+  // A file of one record a line newest first is the same lines the other way round: the rendering
+  // oldest first just made, turned over (the cases of a rendering come oldest first, then newest).
+  const oldest = `${format}\n${s.factor}\n${s.t0}\noldest-first`
+  const text = order === 'newest-first' && lastRender?.capture === c && lastRender.key === oldest && !WHOLE_FILE.has(format)
+    ? `${lastRender.text.slice(0, -1).split('\n').reverse().join('\n')}\n`
+    : render(c, format, s, order)
   lastRender = {capture: c, key, text}
   return text
 }
 let lastRender: {capture: Capture; key: string; text: string} | undefined
+/** Formats whose file is more than its lines (a header, one JSON document): rendered newest first by render itself. */
+const WHOLE_FILE: ReadonlySet<Format> = new Set(['datadog-page', 'w3c', 'gcs'])
 
 function render(c: Capture, format: Format, s: Stretch, order: 'oldest-first' | 'newest-first'): string {
   let out: string[]
