@@ -227,12 +227,10 @@ describe('simulate', () => {
   it.each(scenarioNames)('%s: requests are in time order, floored to the second, with unique ids', (name) => {
     const {requests, truth} = sim(name)
     expect(requests.length).toBe(truth.requestsTotal)
-    requests.forEach((r, i) => {
-      expect(r.seq).toBe(i)
-      expect(r.time % 1000).toBe(0)
-      expect(r.time).toBe(r.exactTime - (r.exactTime % 1000))
-      if (i > 0) expect(r.exactTime).toBeGreaterThanOrEqual((requests[i - 1] as SimRequest).exactTime)
-    })
+    // Every request checked, the ones out of line listed in one expect (thousands of expect calls cost more than the checks).
+    const outOfLine = requests.filter((r, i) => r.seq !== i || r.time % 1000 !== 0 || r.time !== r.exactTime - (r.exactTime % 1000) ||
+      (i > 0 && r.exactTime < (requests[i - 1] as SimRequest).exactTime))
+    expect(outOfLine.map((r) => ({seq: r.seq, time: r.time, exactTime: r.exactTime}))).toEqual([])
     expect(new Set(requests.map((r) => r.requestId)).size).toBe(requests.length)
     expect(new Set(requests.map((r) => r.eventId)).size).toBe(requests.length)
     const duration = truth.params.durationSeconds * 1000
@@ -246,42 +244,48 @@ describe('simulate', () => {
     const owner = new Map<string, number>()
     const seconds = new Map<number, Map<number, number>>() // browser -> second -> page load
     const lastOfPage = new Map<number, number>()
+    // Each broken rule named with its request, all of them in one expect (thousands of expect calls cost more than the checks).
+    const broken: string[] = []
+    const rule = (ok: boolean, what: string, r: SimRequest): void => {
+      if (!ok) broken.push(`${what}: request ${r.seq} ${r.role} ${r.path}`)
+    }
     for (const r of requests.filter((x) => x.actor === 'browser')) {
-      expect(people(r)).toBe(true)
+      rule(people(r), 'a person\'s agent', r)
       const b = r.browserId as number
       const key = sessionOf(r)
       if (!identity.has(b)) identity.set(b, key)
-      expect(identity.get(b)).toBe(key)
+      rule(identity.get(b) === key, 'one ip+ua per browser', r)
       if (!owner.has(key)) owner.set(key, b)
-      expect(owner.get(key)).toBe(b)
+      rule(owner.get(key) === b, 'one browser per ip+ua', r)
       const pl = r.pageLoadId
       if (pl === undefined) {
         // A tab whose page load came before the logs: one lazy chunk, nothing else.
-        expect(r.role).toBe('chunk')
+        rule(r.role === 'chunk', 'a tab older than the logs asks only for a chunk', r)
         continue
       }
       const perSecond = seconds.get(b) ?? new Map<number, number>()
       seconds.set(b, perSecond)
       const other = perSecond.get(r.time)
-      if (other !== undefined) expect(other).toBe(pl) // never two page loads in one second
+      rule(other === undefined || other === pl, 'never two page loads in one second', r)
       perSecond.set(r.time, pl)
       // Lazy loads within 25 minutes of the page's previous request.
       const prev = lastOfPage.get(pl)
-      if (prev !== undefined) expect(r.time - prev).toBeLessThan(25 * 60_000)
+      rule(prev === undefined || r.time - prev < 25 * 60_000, 'within 25 minutes of the page\'s previous request', r)
       lastOfPage.set(pl, r.time)
       const origin = truth.params.service === r.app ? truth.params.origin : truth.params.otherApps.find((a) => a.service === r.app)?.origin
       if (r.role === 'page') {
-        expect(r.response).toBe('shell')
-        expect(isAssetPath(r.path)).toBe(false)
-        expect(isDocumentPath(r.path)).toBe(true)
+        rule(r.response === 'shell', 'a page gets the shell', r)
+        rule(!isAssetPath(r.path), 'a page is no asset path', r)
+        rule(isDocumentPath(r.path), 'a page is a document path', r)
       } else if (r.role === 'entry' || r.role === 'chunk') {
-        expect(isAssetPath(r.path)).toBe(true)
-        expect(r.referer.startsWith(`${origin}/`)).toBe(true)
+        rule(isAssetPath(r.path), 'an entry or chunk is an asset path', r)
+        rule(r.referer.startsWith(`${origin}/`), 'an entry or chunk names its app as referer', r)
       } else if (r.role === 'map') {
-        expect(isSourceMap(r.path)).toBe(true)
-        expect(r.referer).toBe('-')
+        rule(isSourceMap(r.path), 'a map is a source map', r)
+        rule(r.referer === '-', 'a map has no referer', r)
       }
     }
+    expect(broken).toEqual([])
     expect(owner.size).toBe(identity.size)
   })
 
