@@ -1,11 +1,11 @@
 /**
- * The RUM join at scale (analysis/rum.ts withRum): N failed page loads of the log over ten minutes
+ * The RUM join at scale (analysis/rum.ts joinRum): N failed page loads of the log over ten minutes
  * (default 30,000: 50 a second, five entry bundles), RUM views for 80% of them, half without client
  * addresses, the browsers' clocks 7 s fast. Prints the time the join took and what it found (all
  * crashes confirmed, none unexplained, joins by address and asset or by the asset alone).
  * `npx ts-node --transpile-only bench/rum-join.ts [N]`
  */
-import {withRum} from '../src/analysis/rum'
+import {joinRum} from '../src/analysis/rum'
 import type {AnalysisReport, FailureRecord} from '../src/model/report'
 import type {RumEvent} from '../src/model/rum'
 const N = Number(process.argv[2] ?? 30000)
@@ -26,6 +26,6 @@ for (let i = 0; i < N; i++) {
 events.sort((a, b) => a.time - b.time)
 const report = {input: {first: new Date(T0).toISOString(), last: new Date(T0 + 600_000).toISOString()}, totals: {pageLoads: N}, deploys: [], incidents: [], builds: []} as unknown as AnalysisReport
 const t0 = process.hrtime.bigint()
-const r = withRum(report, failures, {events, input: {files: [], views: 0, resources: 0, errors: 0, skipped: {total: 0, byReason: {}, examples: []}}}, {deployMarginMs: 60_000})
+const r = joinRum(report, failures, {events, input: {files: [], views: 0, resources: 0, errors: 0, skipped: {total: 0, byReason: {}, examples: []}}}, {deployMarginMs: 60_000}).report
 const ms = Number(process.hrtime.bigint() - t0) / 1e6
 console.log(N, 'page loads', events.length, 'events', `${ms.toFixed(0)} ms`, JSON.stringify({c: r.rum?.crashedPageLoads, cf: r.rum?.confirmed, u: r.rum?.unexplained, j: r.rum?.joins}))

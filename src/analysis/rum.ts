@@ -93,11 +93,7 @@ interface LogPage {
   view?: View
 }
 
-export function withRum(report: AnalysisReport, failures: readonly FailureRecord[], rum: RumInput, options: RumJoinOptions): AnalysisReport {
-  return joinRum(report, failures, rum, options).report
-}
-
-/** withRum, and the flagged requests each with the RUM view of its page load (`rum`), when RUM saw it. */
+/** The report with what RUM saw (`rum` sections), and the flagged requests each with the RUM view of its page load (`rum`), when RUM saw it. */
 export function joinRum(report: AnalysisReport, failures: readonly FailureRecord[], rum: RumInput, options: RumJoinOptions): {report: AnalysisReport; failures: FailureRecord[]} {
   const views = viewsOf(rum.events)
   const byKey = pagesOf(failures)
@@ -374,17 +370,14 @@ function join(views: readonly View[], pages: readonly LogPage[], window: number,
   for (const v of views) {
     const failed = [v.crash?.path, ...[...v.lazy.values()].map((l) => l.path), ...v.failedScripts.keys()].filter((p): p is string => p !== undefined)
     const at = v.time + offset
-    for (const k of nearest(times, at, window, MAX_CANDIDATES, (k) => {
+    for (const {page, how} of nearest(times, at, window, MAX_CANDIDATES, (k) => {
       const page = pages[k] as LogPage
-      const address = v.clientIp !== undefined && v.clientIp === page.clientIp
-      const asset = shares(page.paths, v.assets)
-      return strict ? address && asset : address || asset
+      const how = relation(v, page)
+      return how === undefined || (strict && how !== 'address+asset') ? undefined : {page, how}
     })) {
-      const page = pages[k] as LogPage
       const dt = Math.abs(page.time - at)
-      const address = v.clientIp !== undefined && v.clientIp === page.clientIp
-      const asset = shares(page.paths, v.assets)
-      const how: RumJoin = address && asset ? 'address+asset' : asset ? 'asset' : 'address'
+      const address = how !== 'asset'
+      const asset = how !== 'address'
       // The asset that failed in the browser failed in the log: the strongest sign of one page load.
       // A crash whose error names no URL (Unexpected token '<' has none): a script of the view the log saw fail.
       const same = failed.some((p) => page.paths.has(p)) || (v.crash !== undefined && v.crash.path === undefined && page.scripts.some((f) => v.assets.has(f.path)))
@@ -414,10 +407,7 @@ function clockOffset(views: readonly View[], pages: readonly LogPage[], window: 
   const times = pages.map((p) => p.time)
   const step = Math.max(1, Math.ceil(views.length / OFFSET_VIEWS))
   const asked = views.filter((_v, i) => i % step === 0)
-  const kin = (v: View, k: number): boolean => {
-    const page = pages[k] as LogPage
-    return (v.clientIp !== undefined && v.clientIp === page.clientIp) || shares(page.paths, v.assets)
-  }
+  const kin = (v: View, k: number): number | undefined => (relation(v, pages[k] as LogPage) === undefined ? undefined : k)
   const votes = new Map<number, number>()
   for (const v of asked) {
     for (const k of nearest(times, v.time, window, MAX_SCAN, (k) => kin(v, k))) {
@@ -435,7 +425,7 @@ function clockOffset(views: readonly View[], pages: readonly LogPage[], window: 
     const taken = new Set<number>()
     const dts: number[] = []
     for (const v of asked) {
-      const k = nearest(times, v.time + offset, OFFSET_FIT_MS, MAX_CANDIDATES, (k) => !taken.has(k) && kin(v, k))[0]
+      const k = nearest(times, v.time + offset, OFFSET_FIT_MS, MAX_CANDIDATES, (k) => (taken.has(k) ? undefined : kin(v, k)))[0]
       if (k === undefined) continue
       taken.add(k)
       dts.push((times[k] as number) - v.time)
@@ -451,21 +441,29 @@ function clockOffset(views: readonly View[], pages: readonly LogPage[], window: 
 }
 
 /**
- * The pages within `window` of `at` that `keep` accepts, nearest in time first: at most `most`,
- * looking at MAX_SCAN pages at most (a busy incident has thousands of failed page loads a minute).
+ * What `pick` makes of the pages within `window` of `at` (undefined: the page is passed over),
+ * nearest in time first: at most `most`, looking at MAX_SCAN pages at most (a busy incident has
+ * thousands of failed page loads a minute).
  */
-function nearest(times: readonly number[], at: number, window: number, most: number, keep: (k: number) => boolean): number[] {
-  const out: number[] = []
+function nearest<T>(times: readonly number[], at: number, window: number, most: number, pick: (k: number) => T | undefined): T[] {
+  const out: T[] = []
   let hi = lowerBound(times, at)
   let lo = hi - 1
   for (let scanned = 0; out.length < most && scanned < MAX_SCAN; scanned++) {
     const up = hi < times.length && (times[hi] as number) - at <= window ? (times[hi] as number) - at : Infinity
     const down = lo >= 0 && at - (times[lo] as number) <= window ? at - (times[lo] as number) : Infinity
     if (up === Infinity && down === Infinity) break
-    const k = up <= down ? hi++ : lo--
-    if (keep(k)) out.push(k)
+    const picked = pick(up <= down ? hi++ : lo--)
+    if (picked !== undefined) out.push(picked)
   }
   return out
+}
+
+/** How a view and a page load of the log are related: by the client address and an asset both saw, by one of them, or (undefined) not at all. */
+function relation(v: View, page: LogPage): RumJoin | undefined {
+  const address = v.clientIp !== undefined && v.clientIp === page.clientIp
+  const asset = shares(page.paths, v.assets)
+  return address && asset ? 'address+asset' : asset ? 'asset' : address ? 'address' : undefined
 }
 
 /** Whether two sets of paths share one. */

@@ -4,7 +4,7 @@
  * classic script's 404 that throws nothing, a lazy error that names no URL, a route the SPA opened
  * itself, and the scopes (deploy, incident, all) each finding goes to.
  */
-import {withRum} from '../../../src/analysis/rum'
+import {joinRum} from '../../../src/analysis/rum'
 import type {AnalysisReport, DeployReport, FailureRecord, IncidentReport} from '../../../src/model/report'
 import type {RumEvent} from '../../../src/model/rum'
 
@@ -67,7 +67,7 @@ function report(over: Partial<AnalysisReport> = {}): AnalysisReport {
 
 const INPUT = {files: [], views: 0, resources: 0, errors: 0, skipped: {total: 0, byReason: {}, examples: []}}
 const joined = (failures: FailureRecord[], events: RumEvent[], r = report()): AnalysisReport =>
-  withRum(r, failures, {events: [...events].sort((a, b) => a.time - b.time), input: INPUT}, {deployMarginMs: 60_000})
+  joinRum(r, failures, {events: [...events].sort((a, b) => a.time - b.time), input: INPUT}, {deployMarginMs: 60_000}).report
 
 beforeEach(() => {
   pageLoadIds = 0
