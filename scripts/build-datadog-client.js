@@ -2,10 +2,9 @@
 // src/sources/datadog/client.ts uses, bundled by esbuild, so that the installed package needs the
 // client at build time only (a devDependency: 133 MB and 28,000 files less to install).
 // - datadog-client.js: its logger, the common configuration, the v2 Logs, Events and RUM APIs
-//   (RUM for `analyze --rum-query`). The
-//   client is some 6,000 modules (the v2 API's serialiser requires every v2 model); loading them
-//   one by one took 1.3-1.7 CPU-seconds of every live pull's start, the first bundle 0.5-0.9
-//   (`node -e "require(...)"`, alternating, 2 cores).
+//   (RUM for `analyze --rum-query`). The client is some 6,000 modules (the v2 API's serialiser
+//   requires every v2 model); loading them one by one took 1.3-1.7 CPU-seconds of every live
+//   pull's start, the first bundle 0.5-0.9 (`node -e "require(...)"`, alternating, 2 cores).
 // - datadog-events-v1.js: the v1 Events API and its logger, the rare fallback for deploy events (a
 //   thousand models of its own), loaded only when it is used.
 // - LICENSES.txt: the licence of every package the bundles copy, as their own files state it.

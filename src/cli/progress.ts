@@ -24,7 +24,8 @@ function duration(s: number): string {
 /**
  * Progress on stderr, only on a terminal: one line rewritten in place (cursor up, clear line), at
  * most once a `intervalMs`, and at once when a pull goes from planning to pulling (the planning
- * line would otherwise stand for a pull that has begun). Other notices go below it, and the next update starts a fresh line.
+ * line would otherwise stand for a pull that has begun). Other notices go below it, and the next
+ * update starts a fresh line.
  * Piped, it prints nothing, so logs of cron jobs hold only what matters.
  */
 export class ProgressLine {

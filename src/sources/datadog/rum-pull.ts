@@ -328,7 +328,6 @@ export class DatadogRumPull {
       ...(cursor === undefined ? {} : {page: {cursor}}),
     } satisfies RUMAggregateRequest})))
   }
-
 }
 
 /**
@@ -398,8 +397,6 @@ export function addressBatches(loads: readonly {address: string; time: number}[]
   close()
   return out
 }
-
-
 
 /**
  * The items pulled, normalised: each event once (by id: a failed script comes again with its
