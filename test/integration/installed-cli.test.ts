@@ -85,7 +85,11 @@ describe('start-up loads only what the answer needs (a count of modules, not a t
   it('an offline analyze loads no Datadog client, no date-fns (date math loads it, the first time it is used) and nothing of RUM (--rum does)', () => {
     const offline = loaded(['analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json'])
     expect(offline.status).toBe(0)
-    expect(offline.modules.filter((f) => /node_modules\/(@datadog|date-fns|@date-fns)\/|dist\/vendor\/|rum/.test(f))).toEqual([])
+    expect(offline.modules.filter((f) => /node_modules\/(@datadog|date-fns|@date-fns)\/|dist\/vendor\/|\/rum[-./]/.test(f))).toEqual([])
+    // The pattern names what a run with RUM does load: the reader, the join and RUM alone.
+    const rum = loaded(['analyze', '--rum', join(ROOT, 'fixtures', 'rum', 'rr-3-excerpt.json'), '--json'])
+    expect(rum.status).toBe(0)
+    expect(rum.modules.filter((f) => /\/rum[-./]/.test(f))).toEqual(expect.arrayContaining(['dist/app/rum-run.js', 'dist/analysis/rum-alone.js', 'dist/sources/rum/rum-file.js']))
     // Calendar date math loads date-fns, and @date-fns/utc's getters and setters only (its full
     // UTCDate builds Intl formatters as it loads); the range is then refused (exit 2, no request).
     const math = loaded(['analyze', '--from', 'now-1M/d', '--to', 'now-2M', '--query', 'service:web'])
