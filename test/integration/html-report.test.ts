@@ -13,7 +13,7 @@ const dir = tempDir('skewscan-html-')
 
 /** The DOM after load, as Chromium serialises it. */
 function dumpDom(file: string): string {
-  if (!CHROMIUM) throw new Error('Chromium is not installed: .ci/run installs Debian\'s chromium package (apt-get install chromium)')
+  if (!CHROMIUM) throw new Error('Chromium is not installed: npm test installs Debian\'s chromium package first (scripts/ensure-chromium.sh)')
   const r = spawnSync(CHROMIUM, [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(join(dir, 'profile-'))}`,
