@@ -631,12 +631,21 @@ export function aggregateBuckets(hits: readonly Indexed[], req: AggregateRequest
   return {buckets, ...(next === undefined ? {} : {next})}
 }
 
+const scalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+
+/** An `@a.b.c` facet's attribute path, split once per facet (it is looked up in every log of every aggregate). */
+const paths = new Map<string, string[]>()
+function attributePath(facet: string): string[] {
+  let path = paths.get(facet)
+  if (path === undefined) paths.set(facet, (path = facet.slice(1).split('.')))
+  return path
+}
+
 /** A facet's values in one log: an attribute (`@a.b`, each element of a list), a reserved attribute, or a tag's values. */
 export function facetValues(doc: SearchDoc, facet: string): (string | number | boolean)[] {
-  const scalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
   if (facet.startsWith('@')) {
     let cur: unknown = doc.attributes
-    for (const p of facet.slice(1).split('.')) cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[p] : undefined
+    for (const p of attributePath(facet)) cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[p] : undefined
     return Array.isArray(cur) ? cur.filter(scalar) : scalar(cur) ? [cur] : []
   }
   if (facet === 'service' || facet === 'host' || facet === 'status' || facet === 'source') {
@@ -651,7 +660,8 @@ function groupsOf(xs: readonly Indexed[], g: GroupBy): [string | number | boolea
   const groups = new Map<string, [string | number | boolean, Indexed[]]>()
   for (const x of xs) {
     const values = facetValues(x.doc, g.facet)
-    for (const v of values.length === 0 ? (g.missing === undefined ? [] : [g.missing]) : new Set(values)) {
+    // A log's distinct values (nearly every log has one).
+    for (const v of values.length === 0 ? (g.missing === undefined ? [] : [g.missing]) : values.length === 1 ? values : new Set(values)) {
       const k = `${typeof v}:${String(v)}`
       let e = groups.get(k)
       if (!e) groups.set(k, (e = [v, []]))
