@@ -4,7 +4,7 @@ import type {Build, ServedSpan} from './builds'
 import {RECENT_EVIDENCE} from '../model/page-census'
 import type {BuildEvidenceReport} from '../model/report'
 import {namesContent} from './request-kinds'
-import type {PageLoad} from './sessions'
+import type {AssetFit, PageLoad} from './sessions'
 
 /**
  * Which build is this? A shell's length is no build's name: bundlers use fixed-length content
@@ -100,7 +100,7 @@ function remember(recent: number[], time: number): void {
 }
 
 /** What one app's logs show of its builds, gathered in time order. */
-export class BuildEvidence {
+export class BuildEvidence implements AssetFit {
   private readonly assets: AssetEvidence[] = []
   private readonly assetIds = new Map<string, number>()
   /** Page loads that asked for both assets of a pair in their initial load. */

@@ -42,6 +42,11 @@ export interface PageLoad {
   signature?: number[]
 }
 
+/** Whether an asset request at `path` can be of a page load (build-identity.ts's BuildEvidence). */
+export interface AssetFit {
+  fits(path: string, pl: PageLoad): boolean
+}
+
 /** Requests kept per page load for the waterfall. */
 export const MAX_PAGE_REQUESTS = 40
 
@@ -96,24 +101,26 @@ export class SessionTracker {
    * whose path the referer names, else the newest one. When the asset's path is known to belong to
    * one build (`owner`), a page load of that build (or of no known build) is taken before those of
    * other builds: a browser with an old tab and a new page asks for the old tab's chunk from the old page.
-   * Before all that, `fits` tells whether an asset goes with what a page load asked for before:
-   * only page loads it fits are taken when any live one is (builds of one length are told apart by their assets).
+   * Before all that, `fit` tells whether the asset at `path` goes with what a page load asked for
+   * before: only page loads it fits are taken when any live one is (builds of one length are told
+   * apart by their assets). (An object and a path rather than a closure: one is asked for every
+   * asset request, and a closure made for each was a twentieth of what the analysis allocated.)
    */
-  pageLoadFor(key: string, time: number, refererPath: string | undefined, owner?: Build, fits?: (pl: PageLoad) => boolean): PageLoad | undefined {
+  pageLoadFor(key: string, time: number, refererPath: string | undefined, owner?: Build, fit?: AssetFit, path = ''): PageLoad | undefined {
     const s = this.session(key)
     if (!s) return undefined
-    // One page load is taken whether the asset fits it or not: `fits` is asked only among several.
-    if (!fits || s.pageLoads.length < 2) return this.choose(s, time, refererPath, owner)
+    // One page load is taken whether the asset fits it or not: `fit` is asked only among several.
+    if (!fit || s.pageLoads.length < 2) return this.choose(s, time, refererPath, owner)
     // None when the asset fits no live page load: then the choice among all of them.
-    return this.choose(s, time, refererPath, owner, fits) ?? this.choose(s, time, refererPath, owner)
+    return this.choose(s, time, refererPath, owner, fit, path) ?? this.choose(s, time, refererPath, owner)
   }
 
   /**
-   * pageLoadFor's choice among a session's live page loads, those `fits` allows when it is given:
+   * pageLoadFor's choice among a session's live page loads, those `fit` allows for `path` when it is given:
    * asked only of a page load that could change the choice (a session can hold 64 live ones), and
    * of every live one until one fits (the newest), so undefined means that none fits.
    */
-  private choose(s: Session, time: number, refererPath: string | undefined, owner: Build | undefined, fits?: (pl: PageLoad) => boolean): PageLoad | undefined {
+  private choose(s: Session, time: number, refererPath: string | undefined, owner: Build | undefined, fit?: AssetFit, path = ''): PageLoad | undefined {
     let newest: PageLoad | undefined
     let named: PageLoad | undefined
     let owned: PageLoad | undefined
@@ -124,7 +131,7 @@ export class SessionTracker {
       // A page of unknown build (a revalidated shell) may be of the owner's build too.
       const ours = owner !== undefined && (pl.build === owner || pl.build === undefined)
       const matters = newest === undefined || (ours && (byReferer || owned === undefined)) || (byReferer && named === undefined)
-      if (!matters || (fits && !fits(pl))) continue
+      if (!matters || (fit && !fit.fits(path, pl))) continue
       if (ours) {
         if (byReferer) return pl
         owned ??= pl

@@ -4,7 +4,7 @@
  * and `fits` asked only where it can change the answer (a session may hold 64 live page loads).
  */
 import type {Build} from '../../../src/analysis/builds'
-import {type PageLoad, SessionTracker} from '../../../src/analysis/sessions'
+import {type AssetFit, type PageLoad, SessionTracker} from '../../../src/analysis/sessions'
 
 const HORIZON = 30 * 60_000
 const A = {id: 'A'} as unknown as Build
@@ -16,6 +16,17 @@ function session(loads: {at: number; path?: string; build?: Build}[]): {t: Sessi
   const pls = loads.map((l) => t.startPageLoad('s', l.at, l.path ?? '/', l.build))
   return {t, pls}
 }
+
+/** The asset's path every case below asks about, passed beside the fit (pageLoadFor's last argument). */
+const PATH = '/assets/chunk-1a2b3c4d.js'
+
+/** `fits` as the analysis's build evidence is asked it: of the asset's path, which must be the one asked about. */
+const fit = (fits: (pl: PageLoad) => boolean): AssetFit => ({
+  fits: (path, pl) => {
+    if (path !== PATH) throw new Error(`asked about ${path}, not the asset's path`)
+    return fits(pl)
+  },
+})
 
 describe('the page load of an asset request', () => {
   it('is the newest live one, else the one the referer names, else one of the asset\'s build', () => {
@@ -36,22 +47,22 @@ describe('the page load of an asset request', () => {
 
   it('only among the live ones the asset fits, when it fits any; among all of them when it fits none', () => {
     const {t, pls} = session([{at: 0, path: '/a'}, {at: 1000, path: '/b'}, {at: 2000, path: '/c'}])
-    expect(t.pageLoadFor('s', 3000, undefined, undefined, (pl) => pl === pls[0])).toBe(pls[0])
-    expect(t.pageLoadFor('s', 3000, '/c', undefined, (pl) => pl !== pls[2])).toBe(pls[1])
-    expect(t.pageLoadFor('s', 3000, '/b', undefined, () => false)).toBe(pls[1])
-    expect(t.pageLoadFor('s', 3000, undefined, undefined, () => false)).toBe(pls[2])
+    expect(t.pageLoadFor('s', 3000, undefined, undefined, fit((pl) => pl === pls[0]), PATH)).toBe(pls[0])
+    expect(t.pageLoadFor('s', 3000, '/c', undefined, fit((pl) => pl !== pls[2]), PATH)).toBe(pls[1])
+    expect(t.pageLoadFor('s', 3000, '/b', undefined, fit(() => false), PATH)).toBe(pls[1])
+    expect(t.pageLoadFor('s', 3000, undefined, undefined, fit(() => false), PATH)).toBe(pls[2])
   })
 
   it('a page load gone idle that the asset fits keeps no live one from taking it', () => {
     const {t, pls} = session([{at: 0}, {at: HORIZON}, {at: HORIZON + 1000}])
     const live = HORIZON + 2000
-    expect(t.pageLoadFor('s', live, undefined, undefined, (pl) => pl === pls[0])).toBe(pls[2])
+    expect(t.pageLoadFor('s', live, undefined, undefined, fit((pl) => pl === pls[0]), PATH)).toBe(pls[2])
   })
 
   it('a single page load is taken without asking whether the asset fits it', () => {
     const {t, pls} = session([{at: 0}])
     let asked = 0
-    expect(t.pageLoadFor('s', 1000, undefined, undefined, () => ++asked < 0)).toBe(pls[0])
+    expect(t.pageLoadFor('s', 1000, undefined, undefined, fit(() => ++asked < 0), PATH)).toBe(pls[0])
     expect(asked).toBe(0)
   })
 
@@ -59,16 +70,16 @@ describe('the page load of an asset request', () => {
     const {t, pls} = session(Array.from({length: 64}, (_x, k) => ({at: k * 1000, path: `/p${k % 4}`, build: k % 2 === 0 ? A : B})))
     const asked: PageLoad[] = []
     const fits = (pl: PageLoad): boolean => asked.push(pl) > 0
-    expect(t.pageLoadFor('s', 70_000, undefined, undefined, fits)).toBe(pls[63])
+    expect(t.pageLoadFor('s', 70_000, undefined, undefined, fit(fits), PATH)).toBe(pls[63])
     expect(asked).toEqual([pls[63]])
     // With a referer and an owner: the newest, then the newest of the referer's path and of the
     // owner's build, then the newest of both (taken at once).
     asked.length = 0
-    expect(t.pageLoadFor('s', 70_000, '/p2', A, fits)).toBe(pls[62])
+    expect(t.pageLoadFor('s', 70_000, '/p2', A, fit(fits), PATH)).toBe(pls[62])
     expect(asked).toEqual([pls[63], pls[62]])
     // The asset fits only the oldest: every live page load is asked, once.
     asked.length = 0
-    expect(t.pageLoadFor('s', 70_000, undefined, undefined, (pl) => asked.push(pl) > 0 && pl === pls[0])).toBe(pls[0])
+    expect(t.pageLoadFor('s', 70_000, undefined, undefined, fit((pl) => asked.push(pl) > 0 && pl === pls[0]), PATH)).toBe(pls[0])
     expect(asked).toHaveLength(64)
     expect(new Set(asked).size).toBe(64)
   })
@@ -76,8 +87,8 @@ describe('the page load of an asset request', () => {
   it('a session keeps its 64 newest page loads: the 65th forgets the oldest', () => {
     const {t, pls} = session(Array.from({length: 70}, (_x, k) => ({at: k * 1000})))
     const asked: PageLoad[] = []
-    expect(t.pageLoadFor('s', 80_000, undefined, undefined, (pl) => asked.push(pl) > 0 && pl === pls[0])).toBe(pls[69])
+    expect(t.pageLoadFor('s', 80_000, undefined, undefined, fit((pl) => asked.push(pl) > 0 && pl === pls[0]), PATH)).toBe(pls[69])
     expect(asked).toEqual(pls.slice(6).reverse())
-    expect(t.pageLoadFor('s', 80_000, undefined, undefined, (pl) => pl === pls[6])).toBe(pls[6])
+    expect(t.pageLoadFor('s', 80_000, undefined, undefined, fit((pl) => pl === pls[6]), PATH)).toBe(pls[6])
   })
 })
