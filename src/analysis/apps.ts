@@ -102,6 +102,22 @@ export class AppState {
   }
 }
 
+/** The name appOf gives, without the object it makes: asked for every request the analysis judges. */
+export function appNameOf(e: AccessEvent, source: AppSource): string {
+  switch (source) {
+    case 'key': return e.app === undefined ? '' : e.app
+    case 'upstream': return e.upstreamName === undefined ? '' : e.upstreamName
+    case 'host': return e.vhost === undefined ? '' : e.vhost
+    case 'service': return e.service === undefined ? '' : e.service
+    case 'auto':
+      if (e.app !== undefined) return e.app
+      if (e.upstreamName !== undefined) return e.upstreamName
+      if (e.vhost !== undefined) return e.vhost
+      if (e.service !== undefined) return e.service
+      return ''
+  }
+}
+
 /** The name of the app a request belongs to, and what named it. */
 export function appOf(e: AccessEvent, source: AppSource): {name: string; source: AppReport['source']} {
   switch (source) {

@@ -3,7 +3,7 @@
  * reason, in file and line order, so a user can see how their log was read.
  */
 import type {Readable} from 'node:stream'
-import {appOf} from '../analysis/apps'
+import {appNameOf} from '../analysis/apps'
 import type {AppSource} from '../analysis/options'
 import type {ParsedRecord} from '../model/parse-outcome'
 import type {NormalizeOptions} from '../normalize/fields'
@@ -39,7 +39,7 @@ export async function parseInputs(req: ParseRequest): Promise<ParseRun> {
         for await (const batch of source.batches()) {
           const out: ParsedRecord[] = []
           for (const e of batch.events) {
-            out.push({file: e.location.file, line: e.location.line, event: e, app: appOf(e, req.appSource).name || null, bytesCount: e.responseBytes ? 'response' : 'body'})
+            out.push({file: e.location.file, line: e.location.line, event: e, app: appNameOf(e, req.appSource) || null, bytesCount: e.responseBytes ? 'response' : 'body'})
           }
           for (const r of batch.rejections) out.push({file: r.location.file, line: r.location.line, rejection: r})
           // A line may hold several records (a one-line page): the sort is stable.

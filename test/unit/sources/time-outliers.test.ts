@@ -19,16 +19,21 @@ const busy = (from: number, n: number): number[] => Array.from({length: n}, (_, 
 const lines = (from: number, to: number): number[] => Array.from({length: to - from + 1}, (_, i) => from + i)
 
 describe('withoutTimeOutliers', () => {
-  it('takes out a few records a day or more before or after the bulk', async () => {
-    expect(await split([-1000 * H, ...busy(0, 10), 900 * H, 901 * H])).toEqual({kept: lines(2, 11), outliers: [1, 12, 13]})
+  // Whatever the batches: a batch inside the bulk passes on as it is, one with a silence in it is read record by record.
+  it.each([1, 2, 3, 5, 100])('takes out a few records a day or more before or after the bulk (batches of %i)', async (batch) => {
+    expect(await split([-1000 * H, ...busy(0, 10), 900 * H, 901 * H], batch)).toEqual({kept: lines(2, 11), outliers: [1, 12, 13]})
   })
-  it('keeps a quiet stretch between two busy ones, in order', async () => {
-    expect(await split([...busy(0, 5), 30 * H, ...busy(60 * H, 5)])).toEqual({kept: lines(1, 11), outliers: []})
+  it.each([1, 2, 3, 5, 100])('keeps a quiet stretch between two busy ones, in order (batches of %i)', async (batch) => {
+    expect(await split([...busy(0, 5), 30 * H, ...busy(60 * H, 5)], batch)).toEqual({kept: lines(1, 11), outliers: []})
   })
   it('keeps an input with no bulk, and many sparse records, whole', async () => {
     expect(await split([0, 30 * H, 60 * H])).toEqual({kept: [1, 2, 3], outliers: []})
     expect(await split([...busy(0, 5), ...[1, 2, 3, 4, 5, 6].map((d) => d * 30 * H)])).toEqual({kept: lines(1, 11), outliers: []})
     expect(await split([...[1, 2, 3, 4, 5, 6].map((d) => d * 30 * H), ...busy(900 * H, 5)])).toEqual({kept: lines(1, 11), outliers: []})
+  })
+  it.each([1, 2, 3, 5, 100])('keeps a steady bulk that lasts longer than the gap whole, to its last record (batches of %i)', async (batch) => {
+    // An hour apart for 30 hours: no silence anywhere, so nothing at its end is a stray record.
+    expect(await split(Array.from({length: 30}, (_, i) => i * H), batch)).toEqual({kept: lines(1, 30), outliers: []})
   })
   it('keeps records under a day apart, whatever their number', async () => {
     expect(await split([0, ...busy(23 * H, 5), 46 * H])).toEqual({kept: lines(1, 7), outliers: []})
