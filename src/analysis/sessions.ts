@@ -88,7 +88,12 @@ export class SessionTracker {
       this.lastSession = s
     }
     // The session's own key: one copy for all its page loads (each event brings a copy of its own).
-    const pl: PageLoad = {id: this.ids.next++, session: s.key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0, pod: this.affinity.podId(upstream)}
+    // Every field from the start, those set later too (undefined until then): all page loads share
+    // one shape, so the analysis reads them alike, and no property store is added to them later.
+    const pl: PageLoad = {
+      id: this.ids.next++, session: s.key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0, pod: this.affinity.podId(upstream),
+      requests: undefined, shellPod: undefined, shellBytes: undefined, assetIds: undefined, signature: undefined,
+    }
     // concat makes an array of exactly the size needed (push reserves room for 16 more): most
     // sessions hold one or two page loads, and there are as many sessions as users in the horizon.
     s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? s.pageLoads.concat(pl) : [...s.pageLoads.slice(1), pl]
