@@ -102,34 +102,22 @@ export class AppState {
   }
 }
 
-/** The name appOf gives, without the object it makes: asked for every request the analysis judges. */
+/** The event field each source of app names reads. */
+const NAMED_BY = {key: 'app', upstream: 'upstreamName', host: 'vhost', service: 'service'} as const
+
+/** What names a request's app under `source`: that field when the event has it (`auto`: the first of them it has), else none. */
+function namedBy(e: AccessEvent, source: AppSource): AppReport['source'] {
+  if (source !== 'auto') return e[NAMED_BY[source]] === undefined ? 'none' : source
+  return e.app !== undefined ? 'key' : e.upstreamName !== undefined ? 'upstream' : e.vhost !== undefined ? 'host' : e.service !== undefined ? 'service' : 'none'
+}
+
+/** The name of the app a request belongs to ('' when nothing names it), without an object: asked for every request the analysis judges. */
 export function appNameOf(e: AccessEvent, source: AppSource): string {
-  switch (source) {
-    case 'key': return e.app === undefined ? '' : e.app
-    case 'upstream': return e.upstreamName === undefined ? '' : e.upstreamName
-    case 'host': return e.vhost === undefined ? '' : e.vhost
-    case 'service': return e.service === undefined ? '' : e.service
-    case 'auto':
-      if (e.app !== undefined) return e.app
-      if (e.upstreamName !== undefined) return e.upstreamName
-      if (e.vhost !== undefined) return e.vhost
-      if (e.service !== undefined) return e.service
-      return ''
-  }
+  const by = namedBy(e, source)
+  return by === 'none' ? '' : (e[NAMED_BY[by]] as string)
 }
 
 /** The name of the app a request belongs to, and what named it. */
 export function appOf(e: AccessEvent, source: AppSource): {name: string; source: AppReport['source']} {
-  switch (source) {
-    case 'key': return e.app === undefined ? {name: '', source: 'none'} : {name: e.app, source: 'key'}
-    case 'upstream': return e.upstreamName === undefined ? {name: '', source: 'none'} : {name: e.upstreamName, source: 'upstream'}
-    case 'host': return e.vhost === undefined ? {name: '', source: 'none'} : {name: e.vhost, source: 'host'}
-    case 'service': return e.service === undefined ? {name: '', source: 'none'} : {name: e.service, source: 'service'}
-    case 'auto':
-      if (e.app !== undefined) return {name: e.app, source: 'key'}
-      if (e.upstreamName !== undefined) return {name: e.upstreamName, source: 'upstream'}
-      if (e.vhost !== undefined) return {name: e.vhost, source: 'host'}
-      if (e.service !== undefined) return {name: e.service, source: 'service'}
-      return {name: '', source: 'none'}
-  }
+  return {name: appNameOf(e, source), source: namedBy(e, source)}
 }

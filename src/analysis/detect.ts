@@ -591,17 +591,14 @@ class Copies {
       this.requests.set(rid, at)
       return undefined
     }
-    if (typeof had === 'number') {
-      const x = this.q[had] as AccessEvent
-      if (sameRequest(x, e)) return x.location
-      this.requests.set(rid, [had, at])
-      return undefined
-    }
-    for (const k of had) {
+    // A request id seen before in this second (rare): a copy, or another request that sent the same id.
+    const list = typeof had === 'number' ? [had] : had
+    for (const k of list) {
       const x = this.q[k] as AccessEvent
       if (sameRequest(x, e)) return x.location
     }
-    had.push(at)
+    list.push(at)
+    if (list !== had) this.requests.set(rid, list)
     return undefined
   }
 }
