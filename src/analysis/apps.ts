@@ -106,18 +106,13 @@ export class AppState {
 const NAMED_BY = {key: 'app', upstream: 'upstreamName', host: 'vhost', service: 'service'} as const
 
 /** What names a request's app under `source`: that field when the event has it (`auto`: the first of them it has), else none. */
-function namedBy(e: AccessEvent, source: AppSource): AppReport['source'] {
+export function appSourceOf(e: AccessEvent, source: AppSource): AppReport['source'] {
   if (source !== 'auto') return e[NAMED_BY[source]] === undefined ? 'none' : source
   return e.app !== undefined ? 'key' : e.upstreamName !== undefined ? 'upstream' : e.vhost !== undefined ? 'host' : e.service !== undefined ? 'service' : 'none'
 }
 
 /** The name of the app a request belongs to ('' when nothing names it), without an object: asked for every request the analysis judges. */
 export function appNameOf(e: AccessEvent, source: AppSource): string {
-  const by = namedBy(e, source)
+  const by = appSourceOf(e, source)
   return by === 'none' ? '' : (e[NAMED_BY[by]] as string)
-}
-
-/** The name of the app a request belongs to, and what named it. */
-export function appOf(e: AccessEvent, source: AppSource): {name: string; source: AppReport['source']} {
-  return {name: appNameOf(e, source), source: namedBy(e, source)}
 }

@@ -3,7 +3,7 @@ import type {FailureReason} from '../model/report'
 import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
-import {appNameOf, appOf, AppState, type CountedApp, NonUserTally} from './apps'
+import {appNameOf, appSourceOf, AppState, type CountedApp, NonUserTally} from './apps'
 import {type CountedShells, countedShells, inCountedBucket} from './census'
 import type {PageCensus} from '../model/page-census'
 import {EXAMPLES_PER_REASON} from '../model/rejection'
@@ -134,7 +134,8 @@ export class Detector {
    * as app-limit).
    */
   private appFor(e: AccessEvent, asset: boolean, judging: boolean): AppState | 'counted' | undefined {
-    const name = appNameOf(e, this.options.appSource ?? 'auto')
+    const source = this.options.appSource ?? 'auto'
+    const name = appNameOf(e, source)
     const last = this.lastApp
     if (last !== undefined && last.name === name) return last
     if (this.options.app !== undefined && name !== this.options.app) return undefined
@@ -152,7 +153,7 @@ export class Detector {
         }
         return undefined
       }
-      app = new AppState(detach(name), appOf(e, this.options.appSource ?? 'auto').source, this.options, this.pageLoadIds, this.keepDetail)
+      app = new AppState(detach(name), appSourceOf(e, source), this.options, this.pageLoadIds, this.keepDetail)
       const counted = this.countedApps.get(name)
       if (counted !== undefined) {
         app.requests = counted.requests

@@ -1,4 +1,4 @@
-/** Which attribute names the app a request belongs to (see appOf). */
+/** Which attribute names the app a request belongs to (see appSourceOf). */
 export type AppSource = 'auto' | 'upstream' | 'host' | 'service' | 'key'
 
 /** How the analysis reads the traffic. Durations are milliseconds. */

@@ -17,7 +17,7 @@
  *
  * The record's time is the access line's own. The name in the prefix (a pod's workload, a compose
  * service, a Procfile process, a container name) becomes the event's `service`: the app only where
- * the line names none (apps.ts appOf: upstream name, then virtual host, then service).
+ * the line names none (apps.ts appSourceOf: upstream name, then virtual host, then service).
  */
 
 /** What a prefix held: the line after it (or fluentd's record) and the name it gives the app. */

@@ -12,7 +12,7 @@ import type {DatadogClient} from './client'
 import type {SearchScope} from './puller'
 import type {QueryBuilder} from './query'
 
-/** What names an app, in the order the analysis looks (apps.ts appOf). */
+/** What names an app, in the order the analysis looks (apps.ts appSourceOf). */
 export const APP_FACETS: Record<'auto' | 'upstream' | 'host' | 'service', readonly string[]> = {
   auto: ['@proxy.name', '@proxy_upstream_name', '@http.url_details.host', 'service'],
   upstream: ['@proxy.name', '@proxy_upstream_name'],
