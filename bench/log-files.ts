@@ -3,7 +3,7 @@
  * (a file is made once and kept), and the median and peak-memory measures of a run.
  */
 import {spawnSync} from 'node:child_process'
-import {closeSync, existsSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync} from 'node:fs'
 import {loadavg} from 'node:os'
 import {join} from 'node:path'
 import {OUT} from './generate'
@@ -11,6 +11,9 @@ import {OUT} from './generate'
 /** The CLI measured (BENCH_BIN: another build's bin/run.js). */
 export const RUN = process.env.BENCH_BIN ?? join(__dirname, '..', 'bin', 'run.js')
 export const REPEAT = Number(process.env.BENCH_REPEAT ?? 3)
+/** The small input whose analyze is the fixed cost of an offline run, and how many lines it has (for the tables). */
+export const SMALL_FIXTURE = join(__dirname, '..', 'fixtures', 'quiet', 'ingress.log')
+export const smallFixtureLines = (): number => readFileSync(SMALL_FIXTURE, 'utf8').split('\n').filter((l) => l !== '').length
 export const T0 = Date.UTC(2026, 10, 29, 14, 0, 0)
 export const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
 

@@ -34,8 +34,8 @@ if (version === undefined) (async () => {
   if (helpAnswer !== undefined && await helpAnswer) return
   const {join} = require('node:path')
   const {readFile} = require('node:fs/promises')
-  const {Plugin} = await import('@oclif/core/config')
-  const {execute} = await import('@oclif/core/execute')
+  // oclif as the commands run on it: one bundled file (src/cli/oclif.ts, scripts/build-oclif.js).
+  const {Plugin, execute} = require('../dist/cli/oclif.js')
   const root = join(__dirname, '..')
   class Root extends Plugin {
     async _manifest() {

@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags'
+import {Flags} from './oclif'
 
 /** Flags that shape the analysis, shared by every command that analyses traffic. */
 export const analysisFlags = {

@@ -1,5 +1,4 @@
-import {Command} from '@oclif/core/command'
-import * as Errors from '@oclif/core/errors'
+import {Command, Errors} from './oclif'
 import {ConfigError} from '../errors/config-error'
 import {gathered, jsonPieces} from '../report/json'
 import {lostInputNote, skippedNote} from '../report/input-notes'

@@ -1,4 +1,4 @@
-import type * as Errors from '@oclif/core/errors'
+import type {Errors} from './oclif'
 import {writeStderr} from './stderr'
 
 /**

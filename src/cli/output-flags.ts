@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags'
+import {Flags} from './oclif'
 
 /** Where a report goes, shared by the commands that write one. */
 export const outputFlags = {

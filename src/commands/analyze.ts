@@ -1,5 +1,4 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
+import {Args, Flags} from '../cli/oclif'
 import {analyzeAndReport} from '../app/analyze-and-report'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'

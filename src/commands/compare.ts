@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../cli/oclif'
 import {compare} from '../app/compare'
 import {analysisFlags} from '../cli/analysis-flags'
 import {BaseCommand} from '../cli/base-command'

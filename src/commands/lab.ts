@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../cli/oclif'
 import {compareStrategies, runLab} from '../app/lab'
 import {BaseCommand} from '../cli/base-command'
 import {renderCompare} from '../lab/compare'

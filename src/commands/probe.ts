@@ -1,4 +1,4 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags} from '../cli/oclif'
 import {probe} from '../app/probe'
 import {BaseCommand} from '../cli/base-command'
 import {EXIT} from '../cli/exit-codes'

@@ -1,5 +1,4 @@
-import type {Hook} from '@oclif/core/hooks'
-import {CLIError} from '@oclif/core/errors'
+import {Errors, type Hook} from '../oclif'
 import {terminalSafe} from '../../report/sanitize'
 import {writeWholeWhenPiped} from '../error-output'
 import {EXIT} from '../exit-codes'
@@ -16,7 +15,7 @@ const hook: Hook.CommandNotFound = async function (opts) {
   const word = opts.id.split(':')[0] ?? opts.id
   const meant = closest(word, opts.config.commands.filter((c) => !c.hidden).map((c) => c.id))
   const suggestion = meant === undefined ? '' : `. Did you mean ${meant}?`
-  const error = new CLIError(`Unknown command: ${terminalSafe(word)}${suggestion} (see: ${opts.config.bin} --help)`, {exit: EXIT.USAGE})
+  const error = new Errors.CLIError(`Unknown command: ${terminalSafe(word)}${suggestion} (see: ${opts.config.bin} --help)`, {exit: EXIT.USAGE})
   writeWholeWhenPiped(error)
   throw error
 }
