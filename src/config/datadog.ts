@@ -8,7 +8,6 @@ import type {ExportSettings} from '../sources/datadog/export-settings'
 import {AUTO_SESSION_ATTRIBUTES, type NormalizeOptions} from '../normalize/fields'
 import type {LiveRequest} from '../sources/datadog/live-source'
 import type {RumPullRequest} from '../sources/datadog/rum-pull'
-import {APP_FACETS} from '../sources/datadog/census'
 import type {ScannerSpec} from '../sources/datadog/scanners'
 import type {PullMode, PullSpec, PullTuning} from '../sources/datadog/pull'
 import type {StorageTier} from '../sources/datadog/puller'
@@ -262,6 +261,9 @@ export function pageCounting(a: AnalysisOptions, n: NormalizeOptions): {appFacet
   const mapped = (['app', 'upstreamName', 'vhost', 'service', 'userAgent', 'upstream', 'version'] as const).some((k) => n.fields[k] !== undefined)
   const source = a.appSource ?? 'auto'
   if (mapped || source === 'key') return undefined
+  // The census (and the aggregate code it counts with) loads for a live pull only: an offline run never counts.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const {APP_FACETS} = require('../sources/datadog/census') as typeof import('../sources/datadog/census')
   return {appFacets: APP_FACETS[source], routes: {horizonMs: a.horizonMs, lookaheadMs: a.lookaheadMs}}
 }
 

@@ -82,10 +82,12 @@ describe('start-up loads only what the answer needs (a count of modules, not a t
     }
   })
 
-  it('an offline analyze loads no Datadog client, no date-fns (date math loads it, the first time it is used) and nothing of RUM (--rum does)', () => {
+  it('an offline analyze loads no Datadog client nor pull code, no date-fns (date math loads it, the first time it is used) and nothing of RUM (--rum does)', () => {
     const offline = loaded(['analyze', join(ROOT, 'fixtures', 'quiet', 'ingress.log'), '--json'])
     expect(offline.status).toBe(0)
     expect(offline.modules.filter((f) => /node_modules\/(@datadog|date-fns|@date-fns)\/|dist\/vendor\/|\/rum[-./]/.test(f))).toEqual([])
+    // Nor the Datadog pull's own code: only its connection type's module (which masks secrets).
+    expect(offline.modules.filter((f) => f.startsWith('dist/sources/datadog/'))).toEqual(['dist/sources/datadog/connection.js'])
     // The pattern names what a run with RUM does load: the reader, the join and RUM alone.
     const rum = loaded(['analyze', '--rum', join(ROOT, 'fixtures', 'rum', 'rr-3-excerpt.json'), '--json'])
     expect(rum.status).toBe(0)
