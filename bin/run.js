@@ -35,8 +35,15 @@ if (version === undefined) (async () => {
   const {join} = require('node:path')
   const {readFile} = require('node:fs/promises')
   // oclif as the commands run on it: one bundled file (src/cli/oclif.ts, scripts/build-oclif.js).
-  const {Plugin, execute} = require('../dist/cli/oclif.js')
   const root = join(__dirname, '..')
+  const bundle = join(root, 'dist', 'cli', 'oclif.js')
+  if (!require('node:fs').existsSync(bundle)) {
+    // A checkout installed without its scripts (npm ci --ignore-scripts): the commands are not built either.
+    process.stderr.write('skewscan is not built (dist/ is missing): run `npm run build` in its folder\n')
+    process.exitCode = 2
+    return
+  }
+  const {Plugin, execute} = require(bundle)
   class Root extends Plugin {
     async _manifest() {
       try {

@@ -5,7 +5,7 @@
  * same answers and must not keep the process alive.
  */
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {cliEnv, ROOT} from '../helpers/cli'
@@ -39,6 +39,21 @@ describe('the installed CLI (bin/run.js, dist/)', () => {
     expect(r.stdout).toBe('started\n')
     // A worker holding the process would run into the timeout (status null).
     expect(r.status).toBe(0)
+  })
+
+  it('a checkout installed without its build (npm ci --ignore-scripts) says so and exits 2, for a command and for help', () => {
+    const bare = mkdtempSync(join(tmpdir(), 'skewscan-unbuilt-'))
+    try {
+      mkdirSync(join(bare, 'bin'))
+      copyFileSync(join(ROOT, 'bin', 'run.js'), join(bare, 'bin', 'run.js'))
+      copyFileSync(join(ROOT, 'package.json'), join(bare, 'package.json'))
+      for (const args of [['analyze', 'access.log'], ['--help']]) {
+        const r = spawnSync(process.execPath, [join(bare, 'bin', 'run.js'), ...args], {cwd: bare, encoding: 'utf8', timeout: 30_000, env: cliEnv()})
+        expect({args, status: r.status, stdout: r.stdout, stderr: r.stderr}).toEqual({args, status: 2, stdout: '', stderr: 'skewscan is not built (dist/ is missing): run `npm run build` in its folder\n'})
+      }
+    } finally {
+      rmSync(bare, {recursive: true, force: true})
+    }
   })
 
   it('--help lists the commands', () => {
