@@ -17,7 +17,7 @@
 const {mkdirSync, readFileSync, readdirSync, writeFileSync} = require('node:fs')
 const {join} = require('node:path')
 const esbuild = require('esbuild')
-const {bundledPackages, packageNames} = require('./bundled-packages')
+const {bundledPackages, NODE_BUNDLE, packageNames} = require('./bundled-packages')
 
 const root = join(__dirname, '..')
 const out = join(root, 'dist', 'vendor')
@@ -114,17 +114,10 @@ function apisOf(entry) {
   const packages = new Map()
   for (const [file, entry] of Object.entries(BUNDLES)) {
     const built = await esbuild.build({
-      metafile: true,
+      ...NODE_BUNDLE,
       stdin: {contents: entry, resolveDir: root, sourcefile: file.replace(/\.js$/, '-entry.js'), loader: 'js'},
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
       // Whitespace only: names and code stay the client's, for stack traces and reading.
       minifyWhitespace: true,
-      legalComments: 'eof',
-      write: false,
-      logLevel: 'warning',
       plugins: [lazyModels(apisOf(entry))],
     })
     const copied = bundledPackages(built.metafile)

@@ -12,7 +12,7 @@ delete process.env.NODE_ENV
 const {mkdirSync, writeFileSync} = require('node:fs')
 const {dirname, join} = require('node:path')
 const esbuild = require('esbuild')
-const {bundledPackages, packageNames} = require('./bundled-packages')
+const {bundledPackages, NODE_BUNDLE, packageNames} = require('./bundled-packages')
 const {Config} = require('@oclif/core')
 
 const root = join(__dirname, '..')
@@ -35,17 +35,10 @@ const TEMPLATES_KNOWN = new Set(['config.bin', 'command.id'])
   }
   writeFileSync(join(out, 'commands.json'), `${text}\n`)
   const built = await esbuild.build({
-    metafile: true,
+    ...NODE_BUNDLE,
     entryPoints: [join(__dirname, 'help-renderer.js')],
     outfile: join(out, 'render.js'),
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
     minify: process.env.HELP_MINIFY !== "0",
-    legalComments: 'eof',
-    write: false,
-    logLevel: 'warning',
     plugins: [{
       name: 'oclif-help',
       setup(build) {

@@ -12,7 +12,7 @@
 const {readFileSync, writeFileSync} = require('node:fs')
 const {join} = require('node:path')
 const esbuild = require('esbuild')
-const {bundledPackages, packageNames} = require('./bundled-packages')
+const {bundledPackages, NODE_BUNDLE, packageNames} = require('./bundled-packages')
 
 const root = join(__dirname, '..')
 const file = join(root, 'dist', 'cli', 'oclif.js')
@@ -22,16 +22,9 @@ const BANNER_START = '// The parts of oclif skewscan runs on'
   const compiled = readFileSync(file, 'utf8')
   if (compiled.startsWith(BANNER_START)) throw new Error(`${file} is a bundle already: build from the sources (npm run build)`)
   const built = await esbuild.build({
-    metafile: true,
+    ...NODE_BUNDLE,
     stdin: {contents: compiled, resolveDir: join(root, 'dist', 'cli'), sourcefile: 'dist/cli/oclif.js', loader: 'js'},
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
     external: ['typescript', 'ts-node', 'tsx'],
-    legalComments: 'eof',
-    write: false,
-    logLevel: 'warning',
   })
   const banner = `${BANNER_START} (scripts/build-oclif.js): src/cli/oclif.ts bundled with ${packageNames(bundledPackages(built.metafile)).join(', ')}.\n`
   writeFileSync(file, banner + built.outputFiles[0].text)

@@ -1,7 +1,15 @@
-// The packages an esbuild bundle copies (from its metafile), for the banner and licences the build
-// writes beside it (scripts/build-help.js, scripts/build-datadog-client.js).
+// What the build's esbuild bundles share (scripts/build-oclif.js, build-help.js,
+// build-datadog-client.js): their options, and the packages a bundle copies (from its metafile),
+// for the banner and licences the build writes beside it.
 const {readFileSync} = require('node:fs')
 const {join} = require('node:path')
+
+/**
+ * The esbuild options every bundle of the build shares: one CommonJS file for Node 20, returned as
+ * text (the caller writes it after its banner), with the metafile that banner is made from and the
+ * bundled packages' licence comments at its end.
+ */
+const NODE_BUNDLE = {bundle: true, platform: 'node', target: 'node20', format: 'cjs', legalComments: 'eof', write: false, metafile: true, logLevel: 'warning'}
 
 /** Each package the bundle's inputs come from, once: its folder, name, version and licence. */
 function bundledPackages(metafile) {
@@ -23,4 +31,4 @@ function bundledPackages(metafile) {
 /** `name@version (licence)` of each, sorted: what a banner lists. */
 const packageNames = (packages) => [...new Set(packages.map((p) => `${p.name}@${p.version} (${p.license})`))].sort()
 
-module.exports = {bundledPackages, packageNames}
+module.exports = {bundledPackages, NODE_BUNDLE, packageNames}
