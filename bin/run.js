@@ -34,8 +34,8 @@ if (version === undefined) (async () => {
   if (helpAnswer !== undefined && await helpAnswer) return
   const {join} = require('node:path')
   const {readFile} = require('node:fs/promises')
-  // oclif as the commands run on it: one bundled file (src/cli/oclif.ts, scripts/build-oclif.js).
   const root = join(__dirname, '..')
+  // oclif as the commands run on it: one bundled file (src/cli/oclif.ts, scripts/build-oclif.js).
   const bundle = join(root, 'dist', 'cli', 'oclif.js')
   if (!require('node:fs').existsSync(bundle)) {
     // A checkout installed without its scripts (npm ci --ignore-scripts): the commands are not built either.
