@@ -3,6 +3,7 @@ import type {FailureReason} from '../model/report'
 import {boundText, MAX_FIELD_LENGTH} from '../util/bounded-text'
 import {detach} from '../util/detach'
 import type {KeyedAccessEvent, ReleasableEvent} from '../util/session-key'
+import {copyKeyOf, type CopyKeyedEvent} from '../util/copy-key'
 import {appNameOf, appSourceOf, AppState, type CountedApp, NonUserTally} from './apps'
 import {type CountedShells, countedShells, inCountedBucket} from './census'
 import type {PageCensus} from '../model/page-census'
@@ -565,41 +566,36 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
  * status, bytes, address, app, host or pod).
  * Events with neither are never taken for copies: two identical requests in one second are real.
  * Copies holds the events of one timestamp seen so far, by their place in the queue (they stay
- * there, unreleased, until their batch is judged): by event id, else by request id and then those
- * fields compared one by one with the event itself (no key string, copy of its fields or location
- * made for every event: nearly every request id is seen once).
+ * there, unreleased, until their batch is judged), under their copy keys (util/copy-key.ts: a
+ * number made of the id, which a packing reader gives): events whose keys meet are compared by
+ * their ids, and by request id those fields one by one. No key string, copy of its fields or
+ * location is made for an event, and no id read for one whose key is new (nearly every one).
  */
 class Copies {
-  private ids: Map<string, number> | undefined
-  private requests: Map<string, number | number[]> | undefined
+  private keys: Map<number, number | number[]> | undefined
 
   constructor(private readonly q: readonly AccessEvent[]) {}
 
   /** Where the event was first read, for a copy of an event seen before; an event seen for the first time (q[at]) is remembered. */
   seen(e: AccessEvent, at: number): RecordLocation | undefined {
-    if (e.id !== undefined) {
-      this.ids ??= new Map()
-      const first = this.ids.get(e.id)
-      if (first !== undefined) return (this.q[first] as AccessEvent).location
-      this.ids.set(e.id, at)
-      return undefined
-    }
-    const rid = e.requestId
-    if (rid === undefined) return undefined
-    this.requests ??= new Map()
-    const had = this.requests.get(rid)
+    const key = (e as CopyKeyedEvent).copyKey ?? copyKeyOf(e)
+    if (key < 0) return undefined
+    this.keys ??= new Map()
+    const had = this.keys.get(key)
     if (had === undefined) {
-      this.requests.set(rid, at)
+      this.keys.set(key, at)
       return undefined
     }
-    // A request id seen before in this second (rare): a copy, or another request that sent the same id.
+    // A key seen before in this second (rare): a copy, another request that sent the same id, or two ids of one hash.
     const list = typeof had === 'number' ? [had] : had
+    // Keys of one kind (the lowest bit): both events have an event id, or neither has and both a request id.
+    const byEventId = (key & 1) === 1
     for (const k of list) {
       const x = this.q[k] as AccessEvent
-      if (sameRequest(x, e)) return x.location
+      if (byEventId ? x.id === e.id : x.requestId === e.requestId && sameRequest(x, e)) return x.location
     }
     list.push(at)
-    if (list !== had) this.requests.set(rid, list)
+    if (list !== had) this.keys.set(key, list)
     return undefined
   }
 }

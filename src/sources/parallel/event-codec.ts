@@ -1,4 +1,5 @@
 import type {AccessEvent} from '../../model/access-event'
+import {copyKeyOf, type CopyKeyedEvent} from '../../util/copy-key'
 import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../util/session-key'
 
 /*
@@ -15,7 +16,7 @@ import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../uti
  * ones from an even offset).
  */
 
-const VERSION = 5
+const VERSION = 6
 const HEADER = 4
 
 /** String kinds: Latin-1 (plain ASCII), UTF-16, and Latin-1 left encoded until read (per-event ids). */
@@ -23,8 +24,11 @@ const LATIN1 = 0
 const UTF16 = 1
 const LAZY_LATIN1 = 2
 
-/** Per event: time, resolutionMs, status, bytes, line, flags (1: responseBytes, 2: bytesNotLogged). */
-const NUMBERS = 6
+/**
+ * Per event: time, resolutionMs, status, bytes, line, flags (1: responseBytes, 2: bytesNotLogged),
+ * copy key (util/copy-key.ts: made here, on the worker, so the analysis reads no id to find copies).
+ */
+const NUMBERS = 7
 
 /** The event's string fields, then its session key (see KeyedAccessEvent). */
 const STRING_FIELDS = ['method', 'path', 'clientIp', 'userAgent', 'referer', 'session', 'userId', 'requestId', 'upstream', 'version', 'contentType', 'service', 'host', 'id', 'upstreamName', 'vhost', 'app', 'sessionKey'] as const
@@ -192,6 +196,7 @@ export class EventPacker {
     numbers[o + 3] = e.bytes
     numbers[o + 4] = line
     numbers[o + 5] = (e.responseBytes === true ? 1 : 0) | (e.bytesNotLogged === true ? 2 : 0)
+    numbers[o + 6] = copyKeyOf(e)
     const r = i * STRINGS
     const refs = this.refs
     const table = this.table
@@ -350,7 +355,7 @@ class PackedBatch {
  * run. All events of the parallel reader are of this one class, so the analysis's property reads
  * stay monomorphic.
  */
-class PackedEvent implements KeyedAccessEvent, ReleasableEvent {
+class PackedEvent implements KeyedAccessEvent, ReleasableEvent, CopyKeyedEvent {
   constructor(private readonly b: PackedBatch, private readonly i: number) {}
   get time(): number { return this.b.numbers[this.i * NUMBERS] as number }
   get resolutionMs(): number { return this.b.numbers[this.i * NUMBERS + 1] as number }
@@ -376,6 +381,7 @@ class PackedEvent implements KeyedAccessEvent, ReleasableEvent {
   get vhost(): string | undefined { return this.str(15) }
   get app(): string | undefined { return this.str(16) }
   get sessionKey(): string { return this.b.strings[this.b.refs[this.i * STRINGS + KEY] as number] as string }
+  get copyKey(): number { return this.b.numbers[this.i * NUMBERS + 6] as number }
   get location(): {file: string; line: number} {
     return {file: this.b.file, line: (this.b.numbers[this.i * NUMBERS + 4] as number) + this.b.lineOffset}
   }

@@ -3,6 +3,7 @@ import {DEFAULT_OPTIONS, type AnalysisOptions} from '../../../src/analysis/optio
 import type {AccessEvent} from '../../../src/model/access-event'
 import type {DeclaredDeploy} from '../../../src/model/deploy'
 import type {FailureRecord} from '../../../src/model/report'
+import {copyKeyOf} from '../../../src/util/copy-key'
 
 const A = 1832 // build A's shell length
 const B = 1851 // build B's shell length
@@ -397,6 +398,48 @@ describe('Analyzer: page loads and incidents', () => {
     const {analyzer} = run(events)
     expect(analyzer.duplicates).toBe(1)
     expect(analyzer.duplicateExamples.map((d) => [d.location.line, d.matched.match(/as line (\d+)/)?.[1]])).toEqual([[first + 8, String(first + 5)]])
+  })
+})
+
+/** Two different ids whose copy keys meet (util/copy-key.ts hashes them to 29 bits: some thousands of ids hold a pair). */
+function idsOfOneKey(kind: 'id' | 'requestId'): [string, string] {
+  const seen = new Map<number, string>()
+  for (let i = 0; ; i++) {
+    const id = `r${i}`
+    const key = copyKeyOf(kind === 'id' ? {id} : {requestId: id})
+    const other = seen.get(key)
+    if (other !== undefined) return [other, id]
+    seen.set(key, id)
+  }
+}
+
+describe('Analyzer: copies by their copy keys', () => {
+  it('two event ids or two request ids of one copy key are two records; a copy of either is a copy of that one', () => {
+    for (const kind of ['id', 'requestId'] as const) {
+      const [x, y] = idsOfOneKey(kind)
+      expect(x).not.toBe(y)
+      const first = line + 1
+      const {report, analyzer} = run([
+        ev('00:07', 'a', '/', A, {[kind]: x}),
+        ev('00:07', 'b', '/', A, {[kind]: y}),
+        ev('00:07', 'b', '/', A, {[kind]: y}),
+      ])
+      expect(report.totals.pageLoads).toBe(2)
+      expect(analyzer.duplicates).toBe(1)
+      expect(analyzer.duplicateExamples.map((d) => [d.location.line, d.matched.match(/as line (\d+)/)?.[1]])).toEqual([[first + 2, String(first + 1)]])
+    }
+  })
+
+  it('an event id and a request id of one text are never copies of each other, whatever their keys', () => {
+    const {analyzer} = run([ev('00:07', 'a', '/', A, {id: 'same'}), ev('00:07', 'a', '/', A, {requestId: 'same'})])
+    expect(analyzer.duplicates).toBe(0)
+  })
+
+  it('an event that brings its copy key (a packing reader\'s) is keyed alike with one that does not', () => {
+    const keyed = (e: AccessEvent): AccessEvent => ({...e, copyKey: copyKeyOf(e)}) as AccessEvent
+    const r = {requestId: '529a007902362a5f51385a5fa7049884'}
+    const {analyzer} = run([keyed(ev('00:07', 'a', '/_build/app.js', 59, r)), ev('00:07', 'a', '/_build/app.js', 59, r), keyed(ev('00:08', 'a', '/', A, {id: 'e1'})), ev('00:08', 'a', '/', A, {id: 'e1'})])
+    expect(analyzer.duplicates).toBe(2)
   })
 })
 

@@ -7,6 +7,7 @@ import {DEFAULT_NORMALIZE} from '../../../src/normalize/fields'
 import {lines} from '../../../src/sources/file/lines'
 import {decodeEvents, encodeEvents, ENCODED_STRING_FIELDS, EventPacker} from '../../../src/sources/parallel/event-codec'
 import {type KeyedAccessEvent, type ReleasableEvent, sessionKey} from '../../../src/util/session-key'
+import {copyKeyOf, type CopyKeyedEvent} from '../../../src/util/copy-key'
 import {tempDir} from '../../helpers/temp'
 
 const dir = tempDir('skewscan-parallel-unit-')
@@ -35,7 +36,7 @@ describe('event codec', () => {
     return e as unknown as AccessEvent
   }
 
-  it('gives back every field of every event exactly, and its session key', () => {
+  it('gives back every field of every event exactly, its session key and its copy key', () => {
     for (let round = 0; round < 40; round++) {
       const events = Array.from({length: Math.floor(random() * 60)}, (_, i) => randomEvent(i + 1))
       const decoded = decodeEvents(encodeEvents(events), 'a file.log', 1000)
@@ -43,8 +44,8 @@ describe('event codec', () => {
       // Every field of every event, compared at once (toEqual: Object.is on each value, as toBe).
       const fields = [...FIELDS, 'time', 'resolutionMs', 'status', 'bytes', 'responseBytes', 'bytesNotLogged'] as const
       const view = (x: AccessEvent, location: unknown, key: unknown): unknown[] => [...fields.map((f) => x[f]), location, key]
-      expect(decoded.map((d) => view(d, d.location, (d as KeyedAccessEvent).sessionKey)))
-        .toEqual(events.map((e) => view(e, {file: 'a file.log', line: e.location.line + 1000}, sessionKey(e))))
+      expect(decoded.map((d) => view(d, d.location, [(d as KeyedAccessEvent).sessionKey, (d as CopyKeyedEvent).copyKey])))
+        .toEqual(events.map((e) => view(e, {file: 'a file.log', line: e.location.line + 1000}, [sessionKey(e), copyKeyOf(e)])))
     }
     expect(ENCODED_STRING_FIELDS).toEqual([...FIELDS, 'sessionKey'])
   })
