@@ -2,13 +2,13 @@
  * What the test suite costs, and how much of it was the host's: runs `npm test` (its CPU per test
  * file logged as SKEWSCAN_CPU_LOG does) while each core's speed is sampled every few seconds: about
  * 30 ms of a fixed Python loop pinned to the core, timed by its thread's CPU time. (Python, not
- * Node: V8 tiers code down in a process that sleeps between samples, and its samples then took 1.7
- * times as long on an idle core; an interpreter's loop takes the same time, alone on its core or
- * sharing it with the tests.) A virtual machine's host may give
- * a core's time to other work for minutes on end, and the suite's CPU-seconds grow with it (on
- * 2026-12-06 one run took 380 CPU-s with the cores near their best and another 517 CPU-s with both
- * about 1.5 times slower). Prints the wall time and CPU-seconds, the cores' mean slowdown against
- * the fastest sample, and the CPU-seconds divided by it: an estimate of the run on idle cores.
+ * Node: V8 tiers code down in a process that sleeps between samples, and its samples 5 s apart
+ * took 1.7 times as long as 2 s apart; an interpreter's loop takes the same time, alone on its core
+ * or sharing it with the tests.) A virtual machine's host may give a core's time to other work for
+ * minutes on end, and the suite's CPU-seconds grow with it (on 2026-12-06 one run took 380 CPU-s
+ * with the cores near their best and another 517 CPU-s with both about 1.5 times slower). Prints
+ * the wall time and CPU-seconds, the cores' mean slowdown against the fastest sample, and both
+ * divided by it: an estimate of the run on idle cores.
  *
  *   npx ts-node --transpile-only bench/suite-cost.ts [--cpus LIST] [LOG]
  *
@@ -39,7 +39,7 @@ while True:
 /** How often each core is sampled. */
 const EVERY_MS = 5000
 
-export interface SuiteCost {
+interface SuiteCost {
   status: number | null
   wallSeconds: number
   cpuSeconds: number
@@ -49,7 +49,7 @@ export interface SuiteCost {
 }
 
 /** The mean of the samples' times over the fastest: 1 when every core ran at its best throughout. */
-export function slowdownOf(samplesMs: readonly number[]): number {
+function slowdownOf(samplesMs: readonly number[]): number {
   if (samplesMs.length === 0) return 1
   const fastest = Math.min(...samplesMs)
   return samplesMs.reduce((s, x) => s + x / fastest, 0) / samplesMs.length
