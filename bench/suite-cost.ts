@@ -7,8 +7,8 @@
  * or sharing it with the tests.) A virtual machine's host may give a core's time to other work for
  * minutes on end, and the suite's CPU-seconds grow with it (on 2026-12-06 one run took 380 CPU-s
  * with the cores near their best and another 517 CPU-s with both about 1.5 times slower). Prints
- * the wall time and CPU-seconds, the cores' mean slowdown against the fastest sample, and both
- * divided by it: an estimate of the run on idle cores.
+ * the wall time and CPU-seconds, the mean slowdown of the cores the suite ran on against the
+ * fastest sample, and both divided by it: an estimate of the run on idle cores.
  *
  *   npx ts-node --transpile-only bench/suite-cost.ts [--cpus LIST] [LOG]
  *
@@ -39,22 +39,6 @@ while True:
 /** How often each core is sampled. */
 const EVERY_MS = 5000
 
-interface SuiteCost {
-  status: number | null
-  wallSeconds: number
-  cpuSeconds: number
-  /** Each sample against the fastest one of the run, averaged over the cores and the run. */
-  slowdown: number
-  samples: number
-}
-
-/** The mean of the samples' times over the fastest: 1 when every core ran at its best throughout. */
-function slowdownOf(samplesMs: readonly number[]): number {
-  if (samplesMs.length === 0) return 1
-  const fastest = Math.min(...samplesMs)
-  return samplesMs.reduce((s, x) => s + x / fastest, 0) / samplesMs.length
-}
-
 function main(): void {
   const time = '/usr/bin/time'
   if (spawnSync('python3', ['--version']).status !== 0 || spawnSync(time, ['true']).status !== 0) throw new Error('needs python3 and GNU time (/usr/bin/time)')
@@ -78,17 +62,21 @@ function main(): void {
     closeSync(out)
   }
   const [wall, user, sys] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? []
-  const rows = readFileSync(samplesFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => l.split(' '))
-  const samples = rows.map((r) => Number(r[2]))
-  const fastest = Math.min(...samples)
-  const perCore = cpus().map((_, core) => {
-    const mine = rows.filter((r) => r[1] === String(core)).map((r) => Number(r[2]) / fastest)
-    return `core ${core} x${(mine.reduce((a, b) => a + b, 0) / Math.max(1, mine.length)).toFixed(2)}`
-  }).join(', ')
-  const cost: SuiteCost = {status: r.status, wallSeconds: wall ?? Number.NaN, cpuSeconds: (user ?? 0) + (sys ?? 0), slowdown: slowdownOf(samples), samples: samples.length}
+  // Each sample against the run's fastest, averaged over the cores the suite ran on (all, or --cpus).
+  const samples = readFileSync(samplesFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => l.split(' ').map(Number))
+  const fastest = Math.min(...samples.map(([, , ms]) => ms as number))
+  const slowdownOn = (cores: readonly number[]): number => {
+    const mine = samples.filter(([, core]) => cores.includes(core as number)).map(([, , ms]) => (ms as number) / fastest)
+    return mine.length === 0 ? 1 : mine.reduce((a, b) => a + b, 0) / mine.length
+  }
+  const all = cpus().map((_, core) => core)
+  const slowdown = slowdownOn(pinned === undefined ? all : pinned.split(',').map(Number))
+  const perCore = all.map((core) => `core ${core} x${slowdownOn([core]).toFixed(2)}`).join(', ')
+  const wallSeconds = wall ?? Number.NaN
+  const cpuSeconds = (user ?? 0) + (sys ?? 0)
   const where = pinned === undefined ? '' : ` on core${pinned.includes(',') ? 's' : ''} ${pinned} alone`
-  process.stdout.write(`\nnpm test${where}: exit ${cost.status}, ${cost.wallSeconds.toFixed(1)} s wall, ${cost.cpuSeconds.toFixed(1)} CPU-s; the cores ran x${cost.slowdown.toFixed(2)} of their fastest sample (${perCore}; ${cost.samples} samples): about ${(cost.wallSeconds / cost.slowdown).toFixed(0)} s and ${(cost.cpuSeconds / cost.slowdown).toFixed(0)} CPU-s on idle cores. Per test file: ${log}\n`)
-  process.exitCode = cost.status ?? 1
+  process.stdout.write(`\nnpm test${where}: exit ${r.status}, ${wallSeconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(1)} CPU-s; the cores it ran on were at x${slowdown.toFixed(2)} of the fastest sample (${perCore}; ${samples.length} samples): about ${(wallSeconds / slowdown).toFixed(0)} s and ${(cpuSeconds / slowdown).toFixed(0)} CPU-s on idle cores. Per test file: ${log}\n`)
+  process.exitCode = r.status ?? 1
 }
 
 if (require.main === module) main()
