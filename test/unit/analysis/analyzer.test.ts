@@ -401,16 +401,17 @@ describe('Analyzer: page loads and incidents', () => {
   })
 })
 
-/** Two different ids whose copy keys meet (util/copy-key.ts hashes them to 29 bits: some thousands of ids hold a pair). */
+/** Two different ids whose copy keys meet (util/copy-key.ts hashes them to 29 bits: some tens of thousands of ids hold a pair). */
 function idsOfOneKey(kind: 'id' | 'requestId'): [string, string] {
   const seen = new Map<number, string>()
-  for (let i = 0; ; i++) {
+  for (let i = 0; i < 1_000_000; i++) {
     const id = `r${i}`
     const key = copyKeyOf(kind === 'id' ? {id} : {requestId: id})
     const other = seen.get(key)
     if (other !== undefined) return [other, id]
     seen.set(key, id)
   }
+  throw new Error('no two ids of one copy key among a million')
 }
 
 describe('Analyzer: copies by their copy keys', () => {
