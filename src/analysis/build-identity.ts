@@ -39,7 +39,7 @@ const MAX_PAIRS = 400_000
 const MAX_PODS = 10_000
 /** Assets remembered per pod. */
 const MAX_POD_ASSETS = 4096
-/** Assets remembered per page load. */
+/** Assets remembered per page load (at most 30: a page load's signature is a bit per asset of a 32-bit integer). */
 const MAX_PAGE_ASSETS = 24
 /** An asset that this many pages of another build asked for with that build's assets is shared (a share of the pages, on a small site). */
 const SHARED_PAGES = 3
@@ -204,13 +204,17 @@ export class BuildEvidence implements AssetFit {
   pageAsset(pl: PageLoad, path: string, initial: boolean, alone: boolean): void {
     const id = this.assetId(path)
     if (id === undefined) return
-    const asked = pl.assetIds
-    if (asked?.includes(id) || (asked && asked.length >= MAX_PAGE_ASSETS)) return
-    pl.assetIds = asked ? asked.concat(id) : [id]
+    const n = pl.assetCount
+    if (n >= MAX_PAGE_ASSETS || asked(pl, id)) return
+    let ids = pl.assetIds
+    if (ids === undefined) ids = pl.assetIds = [id, 0, 0, 0]
+    else if (n === ids.length) ids = pl.assetIds = ids.concat(ids.slice(0, Math.min(n, MAX_PAGE_ASSETS - n)))
+    ids[n] = id
+    pl.assetCount = n + 1
     if (!initial && !alone) return
     const mine = pl.signature
-    if (mine) for (const x of mine) this.together.bump(x, id)
-    pl.signature = mine ? mine.concat(id) : [id]
+    for (let i = 0; i < n; i++) if ((mine & (1 << i)) !== 0) this.together.bump(ids[i] as number, id)
+    pl.signature = mine | (1 << n)
     const a = this.assets[id] as AssetEvidence
     note(a.pages, pl.time)
     if (initial) remember(a.pageRecent, pl.time)
@@ -235,14 +239,15 @@ export class BuildEvidence implements AssetFit {
     const id = this.assetIds.get(path)
     if (id === undefined) return true
     // A document asks for a file once (a module that failed to load stays failed): a second request is another tab's.
-    if (pl.assetIds?.includes(id)) return false
+    if (asked(pl, id)) return false
     const mine = pl.assetIds
-    if (!mine) return true
+    const n = pl.assetCount
+    if (!mine || n === 0) return true
     const a = this.assets[id] as AssetEvidence
     if (a.pages.n === 0) return true
     let related = 0
-    for (const x of mine) if (this.together.get(x, id) > 0) related++
-    return related * 2 >= mine.length
+    for (let i = 0; i < n; i++) if (this.together.get(mine[i] as number, id) > 0) related++
+    return related * 2 >= n
   }
 
   /**
@@ -318,6 +323,14 @@ export class PairCounts implements Pairs {
   *entries(): IterableIterator<[number, number, number]> {
     for (const [a, m] of this.byLow) for (const [b, n] of m) yield [a, b, n]
   }
+}
+
+/** Whether a page load asked for the asset `id` already. */
+function asked(pl: PageLoad, id: number): boolean {
+  const ids = pl.assetIds
+  if (ids === undefined) return false
+  for (let i = 0; i < pl.assetCount; i++) if (ids[i] === id) return true
+  return false
 }
 
 function noteIn(m: Map<number, Times>, id: number, time: number): void {
@@ -627,9 +640,11 @@ export class BuildIdentity {
     const cached = this.pageCache.get(pl)
     if (cached !== undefined) return cached ?? undefined
     let build: Build | undefined
-    if (pl.assetIds) {
+    const ids = pl.assetIds
+    if (ids) {
       const votes = new Map<Build, number>()
-      for (const id of pl.assetIds) {
+      for (let i = 0; i < pl.assetCount; i++) {
+        const id = ids[i] as number
         const b = this.shared.has(id) ? undefined : this.assetBuild.get(id)
         if (b) votes.set(b, (votes.get(b) ?? 0) + 1)
       }

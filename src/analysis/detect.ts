@@ -63,6 +63,8 @@ export class Detector {
   last: number | undefined
 
   private readonly agents = new AgentClassifier()
+  /** Copies of one record among the events of one second (one table, emptied for each second). */
+  private readonly copies = new Copies()
   private readonly isAsset: (path: string) => boolean
   private readonly shellPaths: Set<string>
   private readonly pageLoadIds = {next: 1}
@@ -233,7 +235,7 @@ export class Detector {
     const t = (q[this.learnHead] as AccessEvent).time
     let shells: {e: AccessEvent; app: AppState}[] | undefined
     // Copies of one record (judgeBatch drops them) teach nothing: one of them is learned.
-    const copies = new Copies(q)
+    const copies = this.copies.begin(q)
     for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
       if (!this.isShellPathResponse(x) || copies.seen(x, this.learnHead)) continue
       const app = this.appFor(x, true, false)
@@ -283,7 +285,7 @@ export class Detector {
         else for (const i of sortFew(group, byContent)) order.push(i)
       }
     }
-    const copies = new Copies(q)
+    const copies = this.copies.begin(q)
     for (const i of order) {
       const e = q[from + i] as AccessEvent
       const original = copies.seen(e, from + i)
@@ -570,33 +572,69 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
  * number made of the id, which a packing reader gives): events whose keys meet are compared by
  * their ids, and by request id those fields one by one. No key string, copy of its fields or
  * location is made for an event, and no id read for one whose key is new (nearly every one).
+ *
+ * The keys sit in an open-addressing table of typed arrays, kept from one second to the next and
+ * emptied by the slots it filled: a Map per second, grown as its events came, was the largest
+ * single share of what the analysis allocated (a tenth of it on ingress-nginx lines). A key's
+ * events lie along its probe sequence in the order they were seen, so a copy is compared with the
+ * earlier events of its key in that order, as the list of a Map's entry was.
  */
 class Copies {
-  private keys: Map<number, number | number[]> | undefined
+  private keys = new Int32Array(256).fill(-1)
+  /** The queue place of the event in each slot. */
+  private at = new Int32Array(256)
+  /** The slots filled this second, to empty them at the next. */
+  private filled = new Int32Array(128)
+  private count = 0
+  private q: readonly AccessEvent[] = []
 
-  constructor(private readonly q: readonly AccessEvent[]) {}
+  /** Starts a second: nothing seen yet. */
+  begin(q: readonly AccessEvent[]): this {
+    const keys = this.keys
+    for (let i = 0; i < this.count; i++) keys[this.filled[i] as number] = -1
+    this.count = 0
+    this.q = q
+    return this
+  }
 
   /** Where the event was first read, for a copy of an event seen before; an event seen for the first time (q[at]) is remembered. */
   seen(e: AccessEvent, at: number): RecordLocation | undefined {
     const key = (e as CopyKeyedEvent).copyKey ?? copyKeyOf(e)
     if (key < 0) return undefined
-    this.keys ??= new Map()
-    const had = this.keys.get(key)
-    if (had === undefined) {
-      this.keys.set(key, at)
-      return undefined
-    }
-    // A key seen before in this second (rare): a copy, another request that sent the same id, or two ids of one hash.
-    const list = typeof had === 'number' ? [had] : had
+    if ((this.count + 1) * 2 > this.keys.length) this.grow()
+    const keys = this.keys
+    const mask = keys.length - 1
     // Keys of one kind (the lowest bit): both events have an event id, or neither has and both a request id.
     const byEventId = (key & 1) === 1
-    for (const k of list) {
-      const x = this.q[k] as AccessEvent
+    let slot = (Math.imul(key, 0x9e3779b1) >>> 8) & mask
+    for (let k = keys[slot] as number; k !== -1; slot = (slot + 1) & mask, k = keys[slot] as number) {
+      if (k !== key) continue
+      // A key seen before in this second (rare): a copy, another request that sent the same id, or two ids of one hash.
+      const x = this.q[this.at[slot] as number] as AccessEvent
       if (byEventId ? x.id === e.id : x.requestId === e.requestId && sameRequest(x, e)) return x.location
     }
-    list.push(at)
-    if (list !== had) this.keys.set(key, list)
+    keys[slot] = key
+    this.at[slot] = at
+    this.filled[this.count++] = slot
     return undefined
+  }
+
+  /** Twice the room, the second's keys placed again in the order they were seen (which keeps each key's events in order). */
+  private grow(): void {
+    const {keys, at, filled, count} = this
+    this.keys = new Int32Array(keys.length * 2).fill(-1)
+    this.at = new Int32Array(keys.length * 2)
+    this.filled = new Int32Array(keys.length)
+    const mask = this.keys.length - 1
+    for (let i = 0; i < count; i++) {
+      const old = filled[i] as number
+      const key = keys[old] as number
+      let slot = (Math.imul(key, 0x9e3779b1) >>> 8) & mask
+      while (this.keys[slot] !== -1) slot = (slot + 1) & mask
+      this.keys[slot] = key
+      this.at[slot] = at[old] as number
+      this.filled[i] = slot
+    }
   }
 }
 

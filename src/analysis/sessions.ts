@@ -37,9 +37,16 @@ export interface PageLoad {
   /** The pod that served its shell, and the shell's length, when logged (build-identity.ts). */
   shellPod?: string
   shellBytes?: number
-  /** The assets it asked for (build-identity.ts ids), and of those the ones surely its own (no other tab of its session could have asked). */
-  assetIds?: number[]
-  signature?: number[]
+  /**
+   * The assets it asked for (build-identity.ts ids), in the order asked: the first `assetCount`.
+   * Room is made four at a time, then doubled up to MAX_PAGE_ASSETS: an array of exactly the
+   * length so far (retained page loads are many) took a new one for every asset, their sizes adding
+   * up with the square of the count.
+   */
+  assetIds: number[] | undefined
+  assetCount: number
+  /** A bit per asset of assetIds (bit i for the i-th) that is surely its own: no other tab of its session could have asked. */
+  signature: number
 }
 
 /** Whether an asset request at `path` can be of a page load (build-identity.ts's BuildEvidence). */
@@ -92,7 +99,7 @@ export class SessionTracker {
     // one shape, so the analysis reads them alike, and no property store is added to them later.
     const pl: PageLoad = {
       id: this.ids.next++, session: s.key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0, pod: this.affinity.podId(upstream),
-      requests: undefined, shellPod: undefined, shellBytes: undefined, assetIds: undefined, signature: undefined,
+      requests: undefined, shellPod: undefined, shellBytes: undefined, assetIds: undefined, assetCount: 0, signature: 0,
     }
     // concat makes an array of exactly the size needed (push reserves room for 16 more): most
     // sessions hold one or two page loads, and there are as many sessions as users in the horizon.

@@ -436,6 +436,21 @@ describe('Analyzer: copies by their copy keys', () => {
     expect(analyzer.duplicates).toBe(0)
   })
 
+  it('in a second of a thousand records and their copies, each copy is found as its own record\'s, however many came between; the next second remembers none of them', () => {
+    const first = line + 1
+    const events = Array.from({length: 1000}, (_, i) => ev('00:07', `u${i}`, '/_build/app.js', 59, {id: `e${i}`}))
+    // Copies from other clients (an event id is the record whatever it says): not judged next to their records.
+    for (let i = 0; i < 1000; i++) events.push(ev('00:07', `z${i}`, '/_build/app.js', 59, {id: `e${i}`}))
+    // The same ids a second later: other records (a copy is of one time).
+    events.push(ev('00:08', 'u0', '/_build/app.js', 59, {id: 'e0'}), ev('00:08', 'u999', '/_build/app.js', 59, {id: 'e999'}))
+    const {analyzer} = run(events)
+    expect(analyzer.duplicates).toBe(1000)
+    // Which of two copies is kept follows the order records of one second are judged in (by client): each pair either way round.
+    const pairs = analyzer.duplicateExamples.map((d) => [d.location.line, Number(d.matched.match(/as line (\d+)/)?.[1])].sort((x, y) => x - y))
+    expect(pairs.length).toBeGreaterThan(0)
+    for (const [x, y] of pairs) expect([(x as number) - first, (y as number) - (x as number)]).toEqual([expect.any(Number), 1000])
+  })
+
   it('an event that brings its copy key (a packing reader\'s) is keyed alike with one that does not', () => {
     const keyed = (e: AccessEvent): AccessEvent => ({...e, copyKey: copyKeyOf(e)}) as AccessEvent
     const r = {requestId: '529a007902362a5f51385a5fa7049884'}

@@ -5,7 +5,8 @@
  * their own shell (SPA fallback), and pages that load their build's assets.
  */
 import {Analyzer} from '../../../src/analysis/analyzer'
-import {cluster, PairCounts} from '../../../src/analysis/build-identity'
+import {BuildEvidence, cluster, PairCounts} from '../../../src/analysis/build-identity'
+import {SessionTracker} from '../../../src/analysis/sessions'
 import type {PageCensus} from '../../../src/model/page-census'
 import {DEFAULT_OPTIONS} from '../../../src/analysis/options'
 import type {AccessEvent} from '../../../src/model/access-event'
@@ -424,5 +425,53 @@ describe('grouping assets into builds', () => {
     const t = together([[0, 2, 30], [0, 1, 30], [1, 2, 30], [3, 4, 20], [1, 3, 8], [1, 4, 8]])
     const pages = [30, 38, 30, 20, 20]
     expect(groups(cluster([0, 1, 2, 3, 4], t, String, (id) => pages[id] ?? 0))).toEqual([[0, 1, 2], [3, 4]])
+  })
+})
+
+describe('what a page load asked for', () => {
+  const asset = (i: number): string => `/assets/chunk-${String(i).padStart(2, '0')}-Hx4kd9Qa.js`
+  const pageLoad = (): ReturnType<SessionTracker['startPageLoad']> => new SessionTracker(60_000).startPageLoad('10.0.0.1 agent', BASE, '/', undefined)
+  const ids = (ev: BuildEvidence, n: number): number[] => Array.from({length: n}, (_, i) => ev.view.assetIds.get(asset(i)) as number)
+
+  it('a page load does not fit an asset it asked for before, its first as much as its last; one it did not ask for fits by what came with it', () => {
+    const ev = new BuildEvidence()
+    const pl = pageLoad()
+    for (let i = 0; i < 5; i++) ev.pageAsset(pl, asset(i), true, true)
+    for (let i = 0; i < 5; i++) expect(ev.fits(asset(i), pl)).toBe(false)
+    // Never asked for by a page: fits anything.
+    expect(ev.fits(asset(9), pl)).toBe(true)
+    // Asked for by another page with none of these: fits no page that asked for them.
+    const other = pageLoad()
+    ev.pageAsset(other, asset(7), true, true)
+    ev.pageAsset(other, asset(8), true, true)
+    expect(ev.fits(asset(7), pl)).toBe(false)
+    // With three of the five: fits.
+    const third = pageLoad()
+    for (const i of [0, 1, 2, 6]) ev.pageAsset(third, asset(i), true, true)
+    expect(ev.fits(asset(6), pl)).toBe(true)
+  })
+
+  it('counts each pair of a page load\'s own assets once, keeps at most 24 assets, and pairs no asset another tab may have asked for', () => {
+    const ev = new BuildEvidence()
+    const pl = pageLoad()
+    for (let i = 0; i < 30; i++) ev.pageAsset(pl, asset(i), i !== 3, i !== 3)
+    // Asked again: counted once.
+    ev.pageAsset(pl, asset(0), true, true)
+    ev.pageAsset(pl, asset(23), true, true)
+    const id = ids(ev, 30)
+    const t = ev.view.together
+    expect(t.get(id[0] as number, id[1] as number)).toBe(1)
+    expect(t.get(id[22] as number, id[23] as number)).toBe(1)
+    expect(t.get(id[0] as number, id[23] as number)).toBe(1)
+    // Past the 24th: not kept, not paired.
+    expect(t.get(id[0] as number, id[24] as number)).toBe(0)
+    expect(t.get(id[23] as number, id[29] as number)).toBe(0)
+    // A later asset while another tab of the session was open (not initial, not alone): kept as asked for, paired with none.
+    expect(t.get(id[2] as number, id[3] as number)).toBe(0)
+    expect(t.get(id[3] as number, id[4] as number)).toBe(0)
+    expect(ev.fits(asset(3), pl)).toBe(false)
+    expect(ev.fits(asset(24), pl)).toBe(true)
+    // 23 own assets: every pair of them once.
+    expect([...t.entries()].length).toBe((23 * 22) / 2)
   })
 })
