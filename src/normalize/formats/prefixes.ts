@@ -64,6 +64,21 @@ export function serviceOfName(name: string): string {
 
 const hasLetter = (s: string): boolean => /[A-Za-z]/.test(s)
 
+/**
+ * `s.slice(0, limit).indexOf(' |')` (with `spaced`, of `' | '`): where the first one ending within
+ * the first `limit` characters starts, or -1. Found from the bar, a rare character in a log line,
+ * where the space is every few characters: a native search of one character, and no slice. Every
+ * line read is asked this (a compose prefix, an unknown one): the slice and two-character search
+ * took about 0.35 s per million lines.
+ */
+export function barAt(s: string, limit: number, spaced: boolean): number {
+  const length = spaced ? 3 : 2
+  for (let b = s.indexOf('|', 1); b !== -1 && b - 1 + length <= limit; b = s.indexOf('|', b + 1)) {
+    if (s.charCodeAt(b - 1) === 32 && (!spaced || s.charCodeAt(b + 1) === 32)) return b - 1
+  }
+  return -1
+}
+
 /** A `kubectl logs --prefix` line: the line after `[pod/NAME/CONTAINER] `, or undefined. */
 export function unwrapKubectl(s: string): Prefixed | undefined {
   if (!s.startsWith('[pod/')) return undefined
@@ -78,7 +93,7 @@ export function unwrapKubectl(s: string): Prefixed | undefined {
  */
 export function unwrapCompose(s: string): Prefixed | undefined {
   // Bounded: only the head of a (possibly very long) line is looked at.
-  if (s.slice(0, MAX_NAME + 40).indexOf(' |') < 1) return undefined
+  if (barAt(s, MAX_NAME + 40, false) < 1) return undefined
   const m = COMPOSE.exec(s)
   if (m === null || !hasLetter(m[1] as string)) return undefined
   return {kind: 'compose', line: s.slice(m[0].length), service: serviceOfName(m[1] as string)}

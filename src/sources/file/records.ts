@@ -3,7 +3,7 @@ import {snippet} from '../../normalize/text'
 import {normalizeDatadog, unwrapDatadog} from '../../normalize/datadog'
 import {applyMapping, type NormalizeOptions} from '../../normalize/fields'
 import {unwrapCri, unwrapDocker, type Wrapped} from '../../normalize/formats/container'
-import {type Prefixed, unknownPrefix, unwrapCompose, unwrapFluentd, unwrapKubectl} from '../../normalize/formats/prefixes'
+import {barAt, type Prefixed, unknownPrefix, unwrapCompose, unwrapFluentd, unwrapKubectl} from '../../normalize/formats/prefixes'
 import {hasTraefikTail, jsonFormatOf, marked, nginxText, parseJsonRecord, textFormatOf} from '../../normalize/formats'
 import {traefikClf} from '../../normalize/formats/traefik'
 import {looksLikeAccessLine} from '../../normalize/access-line'
@@ -300,7 +300,7 @@ function readsAsRecord(line: string): boolean {
 function prefixedRecord(t: string, opts: NormalizeOptions, ctx: LineContext | undefined, depth = 0): ParseOutcome | undefined {
   const p = peelPrefix(t)
   if (p === undefined) {
-    if (depth > 0 || (t.charCodeAt(0) !== 91 && t.slice(0, 200).indexOf(' | ') < 0) || (t.charCodeAt(0) === 91 && envoyText.looksLike(t))) return undefined
+    if (depth > 0 || (t.charCodeAt(0) !== 91 && barAt(t, 200, true) < 0) || (t.charCodeAt(0) === 91 && envoyText.looksLike(t))) return undefined
     // A container runtime's wrapper is no unknown prefix (the line inside it is looked at in turn),
     // and a line another format claims keeps its own reading.
     if (criRecord(t) !== undefined || textFormatOf(t) !== nginxText) return undefined

@@ -5,6 +5,7 @@
  * access line in a prefix as the tool's source writes it (kubectl logs.go, compose logconsumer.go,
  * fluentd formatter_stdout.rb), and say so.
  */
+import fc from 'fast-check'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -13,7 +14,7 @@ import type {ParseOutcome} from '../../../../src/model/parse-outcome'
 import {DEFAULT_NORMALIZE} from '../../../../src/normalize/fields'
 import {textFormatOf} from '../../../../src/normalize/formats'
 import {caddyConsole} from '../../../../src/normalize/formats/caddy'
-import {serviceOfName, unwrapCompose, unwrapFluentd, unwrapKubectl, workloadOfPod} from '../../../../src/normalize/formats/prefixes'
+import {barAt, serviceOfName, unwrapCompose, unwrapFluentd, unwrapKubectl, workloadOfPod} from '../../../../src/normalize/formats/prefixes'
 import {lineFormat, normalizeLine} from '../../../../src/sources/file/records'
 import {ROOT} from '../../../helpers/cli'
 import {readWritten} from '../../../helpers/read-file'
@@ -211,5 +212,20 @@ describe('Caddy console encoder', () => {
   it('non-access console lines are rejected naming the logger', () => {
     expect(one('2021/04/07 21:52:36.737\tINFO\ttls\tcleaned up storage units')).toEqual({ok: false, reason: 'unparsed-message', detail: 'not an access record (no JSON fields; logger "tls")'})
     expect(one('2021/04/07 21:52:36.731\tINFO\thttp\tenabling automatic HTTP->HTTPS redirects\t{"server_name": "srv0"}')).toMatchObject({ok: false, reason: 'unparsed-message'})
+  })
+})
+
+describe('barAt: where the first " |" (or " | ") within the head of a line starts', () => {
+  it('is what a slice of the head and a search of it say, for any text of bars, spaces and other characters, and any head length', () => {
+    const line = fc.string({unit: fc.constantFrom(' ', '|', 'a', '1', '-', '\t', 'é'), maxLength: 60})
+    fc.assert(fc.property(line, fc.integer({min: 0, max: 70}), fc.boolean(), (s, limit, spaced) => {
+      expect(barAt(s, limit, spaced)).toBe(s.slice(0, limit).indexOf(spaced ? ' | ' : ' |'))
+    }), {numRuns: 2000})
+  })
+
+  it('reads a compose prefix on a real access line, and no prefix where the first bar is too far in', () => {
+    expect(barAt('web-1  | 10.0.0.1 - - [06/Dec/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 612', 293, false)).toBe(6)
+    expect(barAt(`${'x'.repeat(300)} | y`, 293, false)).toBe(-1)
+    expect(barAt(' | a', 200, true)).toBe(0)
   })
 })
