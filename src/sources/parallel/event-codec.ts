@@ -155,6 +155,30 @@ class FieldRefs {
 const isAscii = (s: string): boolean => Buffer.byteLength(s, 'utf8') === s.length
 
 /**
+ * Characters per piece of joined strings. A batch's strings joined in one (some 200 kB) made a
+ * string in V8's large-object space (past 128 kB), memory mapped and unmapped again for every
+ * batch: about 200 ns a string, where joined a thousand at a time (some 50 kB) they took 20-30
+ * (node 20; the join was a third of the worker's packing).
+ */
+const PIECE_CHARS = 32_768
+
+/** The strings joined in order, in pieces of about PIECE_CHARS characters (a longer string is a piece of its own). */
+function joinedPieces(strings: readonly string[]): string[] {
+  const pieces: string[] = []
+  let from = 0
+  let chars = 0
+  for (let k = 0; k < strings.length; k++) {
+    chars += (strings[k] as string).length
+    if (chars < PIECE_CHARS) continue
+    pieces.push(strings.slice(from, k + 1).join(''))
+    from = k + 1
+    chars = 0
+  }
+  if (from < strings.length || pieces.length === 0) pieces.push(from === 0 ? strings.join('') : strings.slice(from).join(''))
+  return pieces
+}
+
+/**
  * Packs events one at a time, as they are parsed: an event object then lives only until it is
  * packed, and the garbage collector has next to nothing to copy (packing a whole batch at the end
  * kept every parsed event of the batch alive across collections).
@@ -243,17 +267,18 @@ export class EventPacker {
     const kinds = new Uint8Array(m)
     const starts = new Uint32Array(m)
     const ends = new Uint32Array(m)
-    // Nearly always every string is ASCII: then they are written in one go. Otherwise the ASCII
-    // ones go first, and the others follow as UTF-16.
-    const all = strings.join('')
-    const ascii = isAscii(all) ? undefined : strings.map(isAscii)
-    let narrow = all
+    // Nearly always every string is ASCII: then they are written in order, in pieces of strings
+    // joined (joinedPieces). Otherwise the ASCII ones go first, and the others follow as UTF-16.
+    let pieces = joinedPieces(strings)
+    const ascii = pieces.every(isAscii) ? undefined : strings.map(isAscii)
     let wide = ''
     if (ascii) {
-      narrow = strings.filter((_, k) => ascii[k]).join('')
+      pieces = joinedPieces(strings.filter((_, k) => ascii[k]))
       wide = strings.filter((_, k) => !ascii[k]).join('')
     }
-    const wideAt = align(narrow.length, 2)
+    let narrowLength = 0
+    for (const piece of pieces) narrowLength += piece.length
+    const wideAt = align(narrowLength, 2)
     for (let k = 0, at = 0, wideUnits = 0; k < m; k++) {
       const len = (strings[k] as string).length
       if (!ascii || ascii[k]) {
@@ -276,7 +301,10 @@ export class EventPacker {
     new Uint32Array(buffer, at.endsAt, m).set(ends)
     new Uint8Array(buffer, at.kindsAt, m).set(kinds)
     const out = Buffer.from(buffer, at.bytesAt, bytes)
-    out.write(narrow, 0, narrow.length, 'latin1')
+    for (let p = 0, written = 0; p < pieces.length; p++) {
+      const piece = pieces[p] as string
+      written += out.write(piece, written, piece.length, 'latin1')
+    }
     if (wide.length > 0) out.write(wide, wideAt, wide.length * 2, 'utf16le')
     return buffer
   }

@@ -50,6 +50,22 @@ describe('event codec', () => {
     expect(ENCODED_STRING_FIELDS).toEqual([...FIELDS, 'sessionKey'])
   })
 
+  it('gives back every field exactly from a batch whose strings fill many pieces: distinct and long ones, one past a piece, all ASCII or not', () => {
+    const long = 'L'.repeat(40_000)
+    for (const wide of [false, true]) {
+      const events = Array.from({length: 3000}, (_, i) => {
+        const e = randomEvent(i + 1) as unknown as Record<string, unknown>
+        // Every string field plain ASCII (or, with `wide`, a few not), and distinct, so the table holds thousands of strings (some 200 kB).
+        for (const f of FIELDS) if (e[f] !== undefined) e[f] = `${f} ${i} ${wide && i % 997 === 0 ? 'ü' : 'a'}`
+        e.path = `/assets/chunk-${i}-${'x'.repeat(i % 50)}.js`
+        if (i === 1500) e.userAgent = long
+        return e as unknown as AccessEvent
+      })
+      const decoded = decodeEvents(encodeEvents(events), 'f')
+      expect(decoded.map((d) => FIELDS.map((f) => d[f]))).toEqual(events.map((e) => FIELDS.map((f) => e[f])))
+    }
+  })
+
   function pack(events: readonly AccessEvent[], spares?: ArrayBuffer[]): ArrayBuffer {
     const packer = new EventPacker()
     for (const e of events) packer.add(e, e.location.line)
