@@ -91,6 +91,17 @@ function evidenceOf(list: readonly AdviceFailure[], ctx: AdviceContext): Evidenc
   }
 }
 
+/**
+ * Impacts several fixes weigh, counted once per deploy: the rollout race's (version pinning,
+ * cookie affinity, a shorter rollout) and every failure's (the deploy's own, client reload). Each
+ * count is a pass over the deploy's failures with two maps; a file of many deploys made seven per
+ * deploy, in the report's part of the run that no other thread shares.
+ */
+interface SharedImpacts {
+  race: Impact
+  all: Impact
+}
+
 function keepOldAssets(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
   const forward = e.byDirection.oldPageNewPod
   const backward = e.byDirection.newPageOldPod
@@ -114,18 +125,18 @@ function keepOldAssets(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
   return {...base, inPlace: forward > 0 ? 'no' : 'unknown', note}
 }
 
-function versionPinning(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
+function versionPinning(list: readonly AdviceFailure[], e: Evidence, shared: SharedImpacts): FixAdvice {
   const race = e.byCause.rollout
   const stale = e.byCause['stale-client']
   const note = race === 0
     ? `No failure of the rollout race here (pinning, blue/green or a quiet window: the logs cannot tell which); it does nothing for the ${failures(stale)} of stale tabs.`
     : `Prevents every failure of the rollout race, in both directions (${race}: ${e.forwardByCause.rollout} of old pages on new pods, ${list.filter((f) => isRace(f) && f.direction === 'newPageOldPod').length} of new pages on old pods)` +
       `${stale > 0 ? `, not the ${failures(stale)} of stale tabs whose build is gone (keep-old-assets prevents those)` : ''}.`
-  return {fix: 'version-pinning', basis: 'counted', prevented: impactOf(list, isRace), recovered: {pageLoads: 0, users: 0}, inPlace: race > 0 ? 'no' : 'unknown', note}
+  return {fix: 'version-pinning', basis: 'counted', prevented: shared.race, recovered: {pageLoads: 0, users: 0}, inPlace: race > 0 ? 'no' : 'unknown', note}
 }
 
-function cookieAffinity(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
-  const race = impactOf(list, isRace)
+function cookieAffinity(_list: readonly AdviceFailure[], e: Evidence, shared: SharedImpacts): FixAdvice {
+  const race = shared.race
   const stale = e.byCause['stale-client']
   const s = e.samePod
   const seen = s !== null && s.assetRequests >= MIN_REQUESTS
@@ -166,11 +177,11 @@ function notFound(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
   return {...base, inPlace: missing > 0 && shells > 0 ? 'partly' : shells > 0 ? 'no' : 'unknown', note}
 }
 
-function clientReload(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
+function clientReload(list: readonly AdviceFailure[], e: Evidence, shared: SharedImpacts): FixAdvice {
   const shells = e.byReason.fallback + e.byReason.contentType
   // Page loads whose every failure is a 404: a reload on the load error recovers them.
   const only404 = impactOf(list, (f) => !isShell(f))
-  const all = impactOf(list, () => true)
+  const all = shared.all
   const base = {fix: 'client-reload-on-chunk-error' as const, basis: 'counted' as const, prevented: NONE, recovered: {pageLoads: only404.pageLoads, users: only404.users}, inPlace: 'unknown' as const}
   if (list.length === 0) return {...base, note: 'No failure to recover from.'}
   if (shells === 0) {
@@ -179,8 +190,8 @@ function clientReload(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
   return {...base, note: `Needs 404s first: ${plural(shells, 'request')} got a shell, a SyntaxError no handler catches. With not-found-for-missing-assets it would recover the ${plural(all.pageLoads, 'page load')} hit with one reload (${only404.pageLoads} already could).`}
 }
 
-function shorterRollout(list: readonly AdviceFailure[], e: Evidence): FixAdvice {
-  const race = impactOf(list, isRace)
+function shorterRollout(_list: readonly AdviceFailure[], e: Evidence, shared: SharedImpacts): FixAdvice {
+  const race = shared.race
   const stale = e.byCause['stale-client']
   const half = scaled(race, 0.5)
   const base = {fix: 'shorter-rollout' as const, recovered: {pageLoads: 0, users: 0}, inPlace: 'unknown' as const}
@@ -205,10 +216,11 @@ function byMostPrevented(a: FixAdvice, b: FixAdvice): number {
  */
 export function adviseDeploy(list: readonly AdviceFailure[], ctx: AdviceContext): Omit<DeployAdvice, 'deployId' | 'app'> {
   const e = evidenceOf(list, ctx)
-  const fixes = [keepOldAssets, versionPinning, cookieAffinity, notFound, clientReload, shorterRollout].map((f) => f(list, e)).sort(byMostPrevented)
+  const shared: SharedImpacts = {race: impactOf(list, isRace), all: impactOf(list, () => true)}
+  const fixes = [keepOldAssets, versionPinning, cookieAffinity, notFound, clientReload, shorterRollout].map((f) => f(list, e, shared)).sort(byMostPrevented)
   const unknown: string[] = []
   if (e.byDirection.unknown > 0) unknown.push(`${plural(e.byDirection.unknown, 'failed request')} of unknown direction (the page's or the answering build not known): counted by no fix that depends on direction`)
   if (e.pods === null) unknown.push('how many pods served: the logs name no upstream pods, so cookie affinity\'s residual (about 1/pods) is unknown')
   if (e.samePod === null) unknown.push('whether sessions stick to pods: the logs name no pod per request')
-  return {failures: impactOf(list, () => true), evidence: e, fixes, unknown}
+  return {failures: shared.all, evidence: e, fixes, unknown}
 }
