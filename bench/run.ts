@@ -11,7 +11,7 @@ import {createGzip} from 'node:zlib'
 import {cpus, loadavg, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
-import {coreSpeeds, describeCoreSpeeds, slowCore} from './core-speed'
+import {coreSpeeds, describeCoreSpeeds, machineBest, slowCore} from './core-speed'
 import {costCases, costSection} from './cost'
 import {datadogPullCases, datadogPullSection, realisticDayCases, realisticDaySection} from './datadog-pull'
 import {generate, OUT} from './generate'
@@ -221,7 +221,9 @@ async function main(): Promise<void> {
   const version = (cmd: string, arg: string): string => (spawnSync(cmd, [arg], {encoding: 'utf8'}).stdout ?? '').split('\n')[0]?.trim().replace(/\.$/, '') || 'not installed'
   const tools = `jq: ${hasJq ? version('jq', '--version') : 'not installed'}; GoAccess: ${hasGoaccess ? version('goaccess', '--version') : 'not installed'}`
   const coresAfter = coreSpeeds()
-  const load = `load average ${fmt(loadBefore)} before the run and ${fmt(loadavg()[0] ?? 0)} after it (other work on the machine adds noise); each core's time for one fixed piece of work against the fastest's (bench/core-speed.ts: a core the host gives to other work runs slower, whatever the load average says): ${describeCoreSpeeds(coresBefore)} before, ${describeCoreSpeeds(coresAfter)} after${slowCore(coresBefore) || slowCore(coresAfter) ? ' (a slow core: the figures below are partly the host\'s)' : ''}`
+  machineBest(coresBefore)
+  const best = machineBest(coresAfter)
+  const load = `load average ${fmt(loadBefore)} before the run and ${fmt(loadavg()[0] ?? 0)} after it (other work on the machine adds noise); each core's time for one fixed piece of work against the fastest's, and against this machine's best (bench/core-speed.ts: the host may give a core's time, or every core's, to other work, whatever the load average says): ${describeCoreSpeeds(coresBefore, best)} before, ${describeCoreSpeeds(coresAfter, best)} after${slowCore(coresBefore, best) || slowCore(coresAfter, best) ? ' (slow cores: the figures below are partly the host\'s)' : ''}`
   const md = [
     '# Benchmark results', '', `Machine: ${machine}; ${load}. ${tools}. Medians of ${REPEAT} runs (wall time, CPU time and peak RSS each on its own; the 2M baseline runs once; on each file of the first four, the one-core parse, analyze, jq and GoAccess run in turn, as do the start-up runs, ${Math.max(REPEAT, 11)} each). skewscan is started through bin/run.js's #! line, as an installed \`skewscan\` is. Wall time from the clock, CPU (user + system, worker threads included) and peak RSS from GNU time. The one-core parse of NDJSON is bench/baseline.js (readline + JSON.parse), of text lines bench/text-baseline.js (readline + one regular expression for the combined fields); the real capture laid end to end is bench/repeat-capture.ts (rr-3, a minute apart, request ids made unique). Produced by \`npm run bench\`.`, '',
     '| what | wall | CPU | throughput | peak RSS |', '| --- | ---: | ---: | ---: | ---: |', ...rows, '',
