@@ -65,27 +65,31 @@ export function coreSpeeds(runs = 3): CoreSpeed[] | undefined {
 export const REFERENCE_FILE = join(__dirname, 'out', 'core-reference.json')
 
 /**
- * The machine's best time for the work: the fastest any core took here with this Node version,
- * these `speeds` included (and written down when they are faster). Undefined when nothing was measured.
+ * The fastest time for a fixed piece of work seen on this machine, kept in `file` under `key` (the
+ * runtime's version: the work's cost is the runtime's), `now` included: written down when it is
+ * faster. Undefined when neither is known. bench/suite-cost.ts keeps its sampler's best so too.
  */
-export function machineBest(speeds: readonly CoreSpeed[] | undefined, file = REFERENCE_FILE): number | undefined {
+export function bestSeen(file: string, key: string, now: number | undefined): number | undefined {
   let saved: number | undefined
   try {
-    const ref = JSON.parse(readFileSync(file, 'utf8')) as {node?: unknown; ms?: unknown}
-    if (ref.node === process.version && typeof ref.ms === 'number' && ref.ms > 0) saved = ref.ms
+    const ref = JSON.parse(readFileSync(file, 'utf8')) as {key?: unknown; ms?: unknown}
+    if (ref.key === key && typeof ref.ms === 'number' && ref.ms > 0) saved = ref.ms
   } catch {
-    // none yet, or unreadable: this run's speeds are the reference
+    // none yet, or unreadable: this run's time is the reference
   }
-  if (!speeds || speeds.length === 0) return saved
-  const now = Math.min(...speeds.map((s) => s.ms))
-  if (saved !== undefined && saved <= now) return saved
+  if (now === undefined || (saved !== undefined && saved <= now)) return saved
   try {
     mkdirSync(dirname(file), {recursive: true})
-    writeFileSync(file, `${JSON.stringify({node: process.version, ms: now})}\n`)
+    writeFileSync(file, `${JSON.stringify({key, ms: now})}\n`)
   } catch {
     // a read-only checkout: the reference is this run's alone
   }
   return now
+}
+
+/** The machine's best time for the work: the fastest any core took here with this Node version, these `speeds` included. */
+export function machineBest(speeds: readonly CoreSpeed[] | undefined, file = REFERENCE_FILE): number | undefined {
+  return bestSeen(file, `node ${process.version}`, speeds && speeds.length > 0 ? Math.min(...speeds.map((s) => s.ms)) : undefined)
 }
 
 /**
