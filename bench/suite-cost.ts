@@ -43,7 +43,8 @@ const EVERY_MS = 5000
 
 function main(): void {
   const time = '/usr/bin/time'
-  if (spawnSync('python3', ['--version']).status !== 0 || spawnSync(time, ['true']).status !== 0) throw new Error('needs python3 and GNU time (/usr/bin/time)')
+  const python = spawnSync('python3', ['--version'], {encoding: 'utf8'})
+  if (python.status !== 0 || spawnSync(time, ['true']).status !== 0) throw new Error('needs python3 and GNU time (/usr/bin/time)')
   mkdirSync(OUT, {recursive: true})
   const args = process.argv.slice(2)
   const at = args.indexOf('--cpus')
@@ -67,8 +68,7 @@ function main(): void {
   // Each sample against the fastest this machine's sampler has shown (this run's included: the host
   // may slow every core for a whole run), averaged over the cores the suite ran on (all, or --cpus).
   const samples = readFileSync(samplesFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => l.split(' ').map(Number))
-  const python = (spawnSync('python3', ['--version'], {encoding: 'utf8'}).stdout ?? '').trim()
-  const fastest = bestSeen(join(OUT, 'sampler-reference.json'), python, samples.length > 0 ? Math.min(...samples.map(([, , ms]) => ms as number)) : undefined) ?? 1
+  const fastest = bestSeen(join(OUT, 'sampler-reference.json'), python.stdout.trim(), samples.length > 0 ? Math.min(...samples.map(([, , ms]) => ms as number)) : undefined) ?? 1
   const slowdownOn = (cores: readonly number[]): number => {
     const mine = samples.filter(([, core]) => cores.includes(core as number)).map(([, , ms]) => (ms as number) / fastest)
     return mine.length === 0 ? 1 : mine.reduce((a, b) => a + b, 0) / mine.length

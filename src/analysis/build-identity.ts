@@ -241,8 +241,8 @@ export class BuildEvidence implements AssetFit {
     // A document asks for a file once (a module that failed to load stays failed): a second request is another tab's.
     if (asked(pl, id)) return false
     const mine = pl.assetIds
+    if (mine === undefined) return true
     const n = pl.assetCount
-    if (!mine || n === 0) return true
     const a = this.assets[id] as AssetEvidence
     if (a.pages.n === 0) return true
     let related = 0
