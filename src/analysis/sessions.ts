@@ -101,9 +101,7 @@ export class SessionTracker {
       id: this.ids.next++, session: s.key, time, path, build, lastActivity: time, lazy: false, failures: 0, realAssets: 0, pod: this.affinity.podId(upstream),
       requests: undefined, shellPod: undefined, shellBytes: undefined, assetIds: undefined, assetCount: 0, signature: 0,
     }
-    // concat makes an array of exactly the size needed (push reserves room for 16 more): most
-    // sessions hold one or two page loads, and there are as many sessions as users in the horizon.
-    s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? s.pageLoads.concat(pl) : [...s.pageLoads.slice(1), pl]
+    s.pageLoads = s.pageLoads.length < MAX_PAGE_LOADS ? appended(s.pageLoads, pl) : [...s.pageLoads.slice(1), pl]
     s.lastSeen = Math.max(s.lastSeen, time)
     return pl
   }
@@ -208,6 +206,18 @@ export class SessionTracker {
       else if (this.anyExpired(s.pageLoads, now)) s.pageLoads = s.pageLoads.filter((pl) => now - pl.lastActivity <= this.horizonMs)
     }
   }
+}
+
+/**
+ * `list` and `x` in a new array of exactly their size (push reserves room for 16 more, and so does
+ * a spread): most sessions hold one or two page loads, and there are as many sessions as users in
+ * the horizon. The first two sizes by a literal: `concat` looks up whether its argument is to be
+ * spread, and took 140-180 ns where a literal takes 20 (node 20).
+ */
+function appended<T>(list: readonly T[], x: T): T[] {
+  if (list.length === 0) return [x]
+  if (list.length === 1) return [list[0] as T, x]
+  return list.concat(x)
 }
 
 /** The path part of a referer URL (`https://host/a?b` -> `/a`), or undefined for `-`/empty. */
