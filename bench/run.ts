@@ -156,6 +156,8 @@ async function main(): Promise<void> {
     ]
     if (hasJq) commands.push(['jq', ['jq', json ? ['-c', 'select(.attributes.attributes.http.status_code==200) | .id', path] : ['-R', '-c', TEXT_JQ, path]]])
     if (!json && hasGoaccess) commands.push(['GoAccess --log-format=COMBINED', ['goaccess', ['--log-format=COMBINED', '-o', join(OUT, 'goaccess.json'), path]]])
+    // skewscan's reading alone: what analyze costs beyond it is the analysis and the hand-off.
+    commands.push(["skewscan's parse alone (one core, no analysis)", ['node', [join(__dirname, 'parse-only.js'), path]]])
     const measured = interleaved(commands.map(([, c]) => c), REPEAT)
     const analyze = measured[1] as Measure
     commands.forEach(([name], k) => {
@@ -225,7 +227,7 @@ async function main(): Promise<void> {
   const best = machineBest(coresAfter)
   const load = `load average ${fmt(loadBefore)} before the run and ${fmt(loadavg()[0] ?? 0)} after it (other work on the machine adds noise); each core's time for one fixed piece of work against the fastest's, and against this machine's best (bench/core-speed.ts: the host may give a core's time, or every core's, to other work, whatever the load average says): ${describeCoreSpeeds(coresBefore, best)} before, ${describeCoreSpeeds(coresAfter, best)} after${slowCore(coresBefore, best) || slowCore(coresAfter, best) ? ' (slow cores: the figures below are partly the host\'s)' : ''}`
   const md = [
-    '# Benchmark results', '', `Machine: ${machine}; ${load}. ${tools}. Medians of ${REPEAT} runs (wall time, CPU time and peak RSS each on its own; the 2M baseline runs once; on each file of the first four, the one-core parse, analyze, jq and GoAccess run in turn, as do the start-up runs, ${Math.max(REPEAT, 11)} each). skewscan is started through bin/run.js's #! line, as an installed \`skewscan\` is. Wall time from the clock, CPU (user + system, worker threads included) and peak RSS from GNU time. The one-core parse of NDJSON is bench/baseline.js (readline + JSON.parse), of text lines bench/text-baseline.js (readline + one regular expression for the combined fields); the real capture laid end to end is bench/repeat-capture.ts (rr-3, a minute apart, request ids made unique). Produced by \`npm run bench\`.`, '',
+    '# Benchmark results', '', `Machine: ${machine}; ${load}. ${tools}. Medians of ${REPEAT} runs (wall time, CPU time and peak RSS each on its own; the 2M baseline runs once; on each file of the first four, the one-core parse, analyze, jq and GoAccess run in turn, as do the start-up runs, ${Math.max(REPEAT, 11)} each). skewscan is started through bin/run.js's #! line, as an installed \`skewscan\` is. skewscan's parse alone is bench/parse-only.js: the file cut into the ranges a run cuts, each parsed and packed for the analysis as a worker does, on one core. Wall time from the clock, CPU (user + system, worker threads included) and peak RSS from GNU time. The one-core parse of NDJSON is bench/baseline.js (readline + JSON.parse), of text lines bench/text-baseline.js (readline + one regular expression for the combined fields); the real capture laid end to end is bench/repeat-capture.ts (rr-3, a minute apart, request ids made unique). Produced by \`npm run bench\`.`, '',
     '| what | wall | CPU | throughput | peak RSS |', '| --- | ---: | ---: | ---: | ---: |', ...rows, '',
     '| target | met | measured |', '| --- | --- | --- |', ...targets.map(([t, ok, m]) => `| ${t} | ${ok ? 'yes' : '**no**'} | ${m} |`), '',
     costSection(cost),
