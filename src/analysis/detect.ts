@@ -17,6 +17,7 @@ import type {FailureDetail} from './failures'
 import {MAX_PAGE_REQUESTS, type PageLoad, refererPath} from './sessions'
 import {TrafficHistogram} from './traffic'
 import {cmp} from '../util/compare'
+import {Ring} from '../util/ring'
 
 /** Apps kept as counts at most; the requests of further ones are counted together. */
 const MAX_COUNTED_APPS = 100_000
@@ -68,7 +69,8 @@ export class Detector {
   private readonly isAsset: (path: string) => boolean
   private readonly shellPaths: Set<string>
   private readonly pageLoadIds = {next: 1}
-  private queue: AccessEvent[] = []
+  /** Events by their place in the input (their position): judged from `head`, learned from `learnHead`. */
+  private readonly queue = new Ring<AccessEvent>(4096)
   private head = 0
   /** The first queued event the look-ahead stage has not learned from. */
   private learnHead = 0
@@ -205,24 +207,21 @@ export class Detector {
   private judgeUntil(limit: number): void {
     const q = this.queue
     const lookahead = this.options.lookaheadMs
-    while (this.head < q.length) {
-      const t = (q[this.head] as AccessEvent).time
+    while (this.head < q.end) {
+      const t = (q.at(this.head) as AccessEvent).time
       if (t >= limit) break
       let end = this.head + 1
       // Input is in time order and a later event exists (t < limit), so this batch is complete.
-      while (end < q.length && (q[end] as AccessEvent).time === t) end++
+      while (end < q.end && (q.at(end) as AccessEvent).time === t) end++
       // Every event up to t + look-ahead has arrived (t < limit = newest - look-ahead).
       if (this.countedHead < this.counted.length) this.learnCounted(t + lookahead)
-      while (this.learnHead < q.length && (q[this.learnHead] as AccessEvent).time <= t + lookahead) this.learnSecond(q)
+      while (this.learnHead < q.end && (q.at(this.learnHead) as AccessEvent).time <= t + lookahead) this.learnSecond(q)
       const from = this.head
       this.head = end
       this.judgeBatch(q, from, end)
     }
-    if (this.head > 4096 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head)
-      this.learnHead -= this.head
-      this.head = 0
-    }
+    // Judged events are let go of (the queue keeps only those waiting).
+    q.dropBefore(this.head)
   }
 
   /**
@@ -231,12 +230,12 @@ export class Detector {
    * decides which length is numbered first and which build a pod is last seen serving, and events
    * of one timestamp have no order (a reorder buffer or a sort may hand them over any way).
    */
-  private learnSecond(q: readonly AccessEvent[]): void {
-    const t = (q[this.learnHead] as AccessEvent).time
+  private learnSecond(q: Ring<AccessEvent>): void {
+    const t = (q.at(this.learnHead) as AccessEvent).time
     let shells: {e: AccessEvent; app: AppState}[] | undefined
     // Copies of one record (judgeBatch drops them) teach nothing: one of them is learned.
-    const copies = this.copies.begin(q)
-    for (let x = q[this.learnHead]; x !== undefined && x.time === t; x = q[++this.learnHead]) {
+    const copies = this.copies.begin(q, this.learnHead)
+    for (let x = q.at(this.learnHead); x !== undefined && x.time === t; x = q.at(++this.learnHead)) {
       if (!this.isShellPathResponse(x) || copies.seen(x, this.learnHead)) continue
       const app = this.appFor(x, true, false)
       if (app && app !== 'counted') (shells ??= []).push({e: x, app})
@@ -247,15 +246,16 @@ export class Detector {
     for (const {e, app} of shells) app.builds.learn(e.bytes, e.time, e.upstream, e.responseBytes === true, counted)
   }
 
-  /** Judges the events q[from, to), all of one timestamp. */
-  private judgeBatch(q: readonly AccessEvent[], from: number, to: number): void {
+  /** Judges the events at positions [from, to) of the queue, all of one timestamp. */
+  private judgeBatch(q: Ring<AccessEvent>, from: number, to: number): void {
     const n = to - from
     if (n === 1) {
-      const e = q[from] as AccessEvent
+      const e = q.at(from) as AccessEvent
       this.judge(e, this.isAsset(e.path), this.sessionKeyOf(e))
       release(e)
       return
     }
+    const events = new Array<AccessEvent>(n)
     const keys = new Array<string>(n)
     const assets = new Array<boolean>(n)
     // The order: pages before assets, then by session key, then compareEvents (a total order, so
@@ -266,7 +266,7 @@ export class Detector {
     const pages = new Map<string, number | number[]>()
     const assetsByKey = new Map<string, number | number[]>()
     for (let i = 0; i < n; i++) {
-      const e = q[from + i] as AccessEvent
+      const e = (events[i] = q.at(from + i) as AccessEvent)
       const key = (keys[i] = this.sessionKeyOf(e))
       const asset = (assets[i] = this.isAsset(e.path))
       const groups = asset ? assetsByKey : pages
@@ -276,7 +276,7 @@ export class Detector {
       else group.push(i)
     }
     const order: number[] = []
-    const byContent = (x: number, y: number): number => compareEvents(q[from + x] as AccessEvent, keys[x] as string, q[from + y] as AccessEvent, keys[y] as string)
+    const byContent = (x: number, y: number): number => compareEvents(events[x] as AccessEvent, keys[x] as string, events[y] as AccessEvent, keys[y] as string)
     for (const groups of [pages, assetsByKey]) {
       // The default sort compares strings by UTF-16 code units, as cmp does.
       for (const key of [...groups.keys()].sort()) {
@@ -285,9 +285,9 @@ export class Detector {
         else for (const i of sortFew(group, byContent)) order.push(i)
       }
     }
-    const copies = this.copies.begin(q)
+    const copies = this.copies.begin(q, from)
     for (const i of order) {
-      const e = q[from + i] as AccessEvent
+      const e = events[i] as AccessEvent
       const original = copies.seen(e, from + i)
       if (original !== undefined) {
         if (this.duplicates++ < EXAMPLES_PER_REASON) this.duplicateExamples.push({location: e.location, matched: matchedOf(e, original)})
@@ -297,7 +297,7 @@ export class Detector {
       this.judge(e, assets[i] as boolean, keys[i] as string)
     }
     // Released once the whole batch is judged: Copies compares a later copy with the event itself.
-    for (let i = from; i < to; i++) release(q[i] as AccessEvent)
+    for (const e of events) release(e)
   }
 
   /**
@@ -581,23 +581,25 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
  */
 class Copies {
   private keys = new Int32Array(256).fill(-1)
-  /** The queue place of the event in each slot. */
+  /** The queue place of the event in each slot, from the second's first (`base`). */
   private at = new Int32Array(256)
   /** The slots filled this second, to empty them at the next. */
   private filled = new Int32Array(128)
   private count = 0
-  private q: readonly AccessEvent[] = []
+  private q: Ring<AccessEvent> | undefined
+  private base = 0
 
-  /** Starts a second: nothing seen yet. */
-  begin(q: readonly AccessEvent[]): this {
+  /** Starts a second, whose first event is at position `base` of the queue: nothing seen yet. */
+  begin(q: Ring<AccessEvent>, base: number): this {
     const keys = this.keys
     for (let i = 0; i < this.count; i++) keys[this.filled[i] as number] = -1
     this.count = 0
     this.q = q
+    this.base = base
     return this
   }
 
-  /** Where the event was first read, for a copy of an event seen before; an event seen for the first time (q[at]) is remembered. */
+  /** Where the event was first read, for a copy of an event seen before; an event seen for the first time (at position `at`) is remembered. */
   seen(e: AccessEvent, at: number): RecordLocation | undefined {
     const key = (e as CopyKeyedEvent).copyKey ?? copyKeyOf(e)
     if (key < 0) return undefined
@@ -610,11 +612,11 @@ class Copies {
     for (let k = keys[slot] as number; k !== -1; slot = (slot + 1) & mask, k = keys[slot] as number) {
       if (k !== key) continue
       // A key seen before in this second (rare): a copy, another request that sent the same id, or two ids of one hash.
-      const x = this.q[this.at[slot] as number] as AccessEvent
+      const x = this.q?.at(this.base + (this.at[slot] as number)) as AccessEvent
       if (byEventId ? x.id === e.id : x.requestId === e.requestId && sameRequest(x, e)) return x.location
     }
     keys[slot] = key
-    this.at[slot] = at
+    this.at[slot] = at - this.base
     this.filled[this.count++] = slot
     return undefined
   }

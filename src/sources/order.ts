@@ -1,4 +1,5 @@
 import type {AccessEvent} from '../model/access-event'
+import {Ring} from '../util/ring'
 import {OrderViolation} from './errors'
 
 /** A binary min-heap of events by time. */
@@ -59,20 +60,19 @@ class EventHeap {
  */
 export async function* reorder(source: AsyncIterable<AccessEvent[]>, file: string, slackMs: number): AsyncGenerator<AccessEvent[]> {
   const heap = new EventHeap()
-  let fifo: AccessEvent[] = []
-  let fifoHead = 0
+  const fifo = new Ring<AccessEvent>(4096)
   let newest = Number.NEGATIVE_INFINITY
   let released = Number.NEGATIVE_INFINITY
   /** Releases, in time order, every waiting event older than `limit`. */
   const release = (limit: number, out: AccessEvent[]): void => {
     for (;;) {
-      const f = fifo[fifoHead]
+      const f = fifo.peek()
       const h = heap.peek()
       let e: AccessEvent
       if (f !== undefined && (h === undefined || f.time <= h.time)) {
         if (f.time >= limit) break
         e = f
-        fifoHead++
+        fifo.shift()
       } else if (h !== undefined) {
         if (h.time >= limit) break
         e = heap.pop() as AccessEvent
@@ -81,10 +81,6 @@ export async function* reorder(source: AsyncIterable<AccessEvent[]>, file: strin
       }
       released = e.time
       out.push(e)
-    }
-    if (fifoHead > 4096 && fifoHead * 2 > fifo.length) {
-      fifo = fifo.slice(fifoHead)
-      fifoHead = 0
     }
   }
   for await (const batch of source) {
