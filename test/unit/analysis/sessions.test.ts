@@ -92,3 +92,33 @@ describe('the page load of an asset request', () => {
     expect(t.pageLoadFor('s', 80_000, undefined, undefined, fit((pl) => pl === pls[6]), PATH)).toBe(pls[6])
   })
 })
+
+describe('the sweep of sessions (expire)', () => {
+  /** The page loads the tracker holds for a session (its own list, read as it is). */
+  const held = (t: SessionTracker, key: string): PageLoad[] | undefined =>
+    (t as unknown as {sessions: Map<string, {pageLoads: PageLoad[]}>}).sessions.get(key)?.pageLoads
+
+  it('lets go of a live session\'s page loads idle past the horizon, and of sessions idle past it, keeping the rest in order', () => {
+    const t = new SessionTracker(HORIZON)
+    const old = t.startPageLoad('s', 0, '/old', undefined)
+    const mid = t.startPageLoad('s', 1000, '/mid', undefined)
+    const late = t.startPageLoad('s', HORIZON, '/late', undefined)
+    t.touch('s', mid, HORIZON / 2)
+    const gone = t.startPageLoad('idle', 500, '/', undefined)
+    const list = held(t, 's')
+    // At HORIZON + 1000: `old` idle since 0, `mid` since HORIZON / 2, `late` since HORIZON.
+    t.expire(HORIZON + 1000)
+    expect(held(t, 's')).toEqual([mid, late])
+    // The session's own list, not a new one each sweep.
+    expect(held(t, 's')).toBe(list)
+    expect(held(t, 'idle')).toBeUndefined()
+    expect(t.size).toBe(1)
+    // Idle exactly the horizon, a page load is still live (sweeps come at most every eighth of it).
+    t.expire(HORIZON / 2 + HORIZON)
+    expect(held(t, 's')).toEqual([mid, late])
+    t.expire(HORIZON / 2 + HORIZON + HORIZON / 8)
+    expect(held(t, 's')).toEqual([late])
+    // What was let go of is as it was: a failure's page load stays with the failure.
+    expect([old.path, gone.path]).toEqual(['/old', '/'])
+  })
+})
