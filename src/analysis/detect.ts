@@ -64,13 +64,13 @@ export class Detector {
   last: number | undefined
 
   private readonly agents = new AgentClassifier()
-  /** Copies of one record among the events of one second (one table, emptied for each second). */
-  private readonly copies = new Copies()
   private readonly isAsset: (path: string) => boolean
   private readonly shellPaths: Set<string>
   private readonly pageLoadIds = {next: 1}
   /** Events by their place in the input (their position): judged from `head`, learned from `learnHead`. */
   private readonly queue = new Ring<AccessEvent>(4096)
+  /** Copies of one record among the queued events of one second (one table, emptied for each second). */
+  private readonly copies = new Copies(this.queue)
   private head = 0
   /** The first queued event the look-ahead stage has not learned from. */
   private learnHead = 0
@@ -234,7 +234,7 @@ export class Detector {
     const t = (q.at(this.learnHead) as AccessEvent).time
     let shells: {e: AccessEvent; app: AppState}[] | undefined
     // Copies of one record (judgeBatch drops them) teach nothing: one of them is learned.
-    const copies = this.copies.begin(q, this.learnHead)
+    const copies = this.copies.begin(this.learnHead)
     for (let x = q.at(this.learnHead); x !== undefined && x.time === t; x = q.at(++this.learnHead)) {
       if (!this.isShellPathResponse(x) || copies.seen(x, this.learnHead)) continue
       const app = this.appFor(x, true, false)
@@ -285,7 +285,7 @@ export class Detector {
         else for (const i of sortFew(group, byContent)) order.push(i)
       }
     }
-    const copies = this.copies.begin(q, from)
+    const copies = this.copies.begin(from)
     for (const i of order) {
       const e = events[i] as AccessEvent
       const original = copies.seen(e, from + i)
@@ -586,15 +586,15 @@ class Copies {
   /** The slots filled this second, to empty them at the next. */
   private filled = new Int32Array(128)
   private count = 0
-  private q: Ring<AccessEvent> | undefined
   private base = 0
 
+  constructor(private readonly q: Ring<AccessEvent>) {}
+
   /** Starts a second, whose first event is at position `base` of the queue: nothing seen yet. */
-  begin(q: Ring<AccessEvent>, base: number): this {
+  begin(base: number): this {
     const keys = this.keys
     for (let i = 0; i < this.count; i++) keys[this.filled[i] as number] = -1
     this.count = 0
-    this.q = q
     this.base = base
     return this
   }
@@ -612,7 +612,7 @@ class Copies {
     for (let k = keys[slot] as number; k !== -1; slot = (slot + 1) & mask, k = keys[slot] as number) {
       if (k !== key) continue
       // A key seen before in this second (rare): a copy, another request that sent the same id, or two ids of one hash.
-      const x = this.q?.at(this.base + (this.at[slot] as number)) as AccessEvent
+      const x = this.q.at(this.base + (this.at[slot] as number)) as AccessEvent
       if (byEventId ? x.id === e.id : x.requestId === e.requestId && sameRequest(x, e)) return x.location
     }
     keys[slot] = key
