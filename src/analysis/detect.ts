@@ -575,9 +575,9 @@ function compareEvents(a: AccessEvent, ak: string, b: AccessEvent, bk: string): 
  *
  * The keys sit in an open-addressing table of typed arrays, kept from one second to the next and
  * emptied by the slots it filled: a Map per second, grown as its events came, was 7% of what the
- * main thread allocated on 1M ingress-nginx lines (94.6 of 1,292 MB). A key's
- * events lie along its probe sequence in the order they were seen, so a copy is compared with the
- * earlier events of its key in that order, as the list of a Map's entry was.
+ * main thread allocated on 1M ingress-nginx lines (94.6 of 1,292 MB). A key's events lie along its
+ * probe sequence in the order they were seen, so a copy is compared with the earlier events of its
+ * key in that order, as the list of a Map's entry was.
  */
 class Copies {
   private keys = new Int32Array(256).fill(-1)
