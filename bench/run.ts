@@ -70,6 +70,11 @@ function medianOf(runs: Measure[]): Measure {
   return {wall: mid('wall'), cpu: mid('cpu'), rssMB: mid('rssMB')}
 }
 
+/** A row of the results table: what was run, its wall and CPU time, its throughput over `n` items and its peak RSS. */
+function measuredRow(what: string, m: Measure, n: number, unit = 'events'): string {
+  return `| ${what} | ${fmt(m.wall)} s | ${fmt(m.cpu)} s | ${fmt(n / m.wall / 1000, 1)}k ${unit}/s | ${fmt(m.rssMB, 0)} MB |`
+}
+
 /** REPEAT runs of one command: their medians (see medianOf). */
 function median(cmd: string, args: string[]): Measure {
   return medianOf(Array.from({length: REPEAT}, () => measure(cmd, args)))
@@ -163,7 +168,7 @@ async function main(): Promise<void> {
     commands.forEach(([name], k) => {
       const m = measured[k] as Measure
       const vs = k === 0 ? '' : ` (x${fmt(m.wall / analyze.wall)} of analyze)`
-      say(`| ${what}, ${fmt(n / 1000, 0)}k ${unit} (${fmt(size, 0)} MB): ${name}${k === 1 ? '' : vs} | ${fmt(m.wall)} s | ${fmt(m.cpu)} s | ${fmt(n / m.wall / 1000, 1)}k ${unit}/s | ${fmt(m.rssMB, 0)} MB |`)
+      say(measuredRow(`${what}, ${fmt(n / 1000, 0)}k ${unit} (${fmt(size, 0)} MB): ${name}${k === 1 ? '' : vs}`, m, n, unit))
     })
     // analyze at least `times` as fast as the command named `prefix` (not measured when not installed).
     const against = (prefix: string, times: number, label: string, missing: string): void => {
@@ -180,15 +185,15 @@ async function main(): Promise<void> {
   if (!ours) throw new Error('no 200k measure')
   // The single-thread path on the same file, for comparison (the hidden --workers 0).
   const plain = median(RUN, ['analyze', dd200k, '--json', '--workers', '0'])
-  say(`| Datadog NDJSON, simulated traffic: skewscan analyze --json --workers 0 (one thread) | ${fmt(plain.wall)} s | ${fmt(plain.cpu)} s | ${fmt(200_000 / plain.wall / 1000, 1)}k events/s | ${fmt(plain.rssMB, 0)} MB |`)
+  say(measuredRow('Datadog NDJSON, simulated traffic: skewscan analyze --json --workers 0 (one thread)', plain, 200_000))
 
   // Memory: flat in the input size. And throughput on the large file, where fixed costs (start-up,
   // compiling the hot code in each thread) weigh less.
   const mb2m = statSync(dd2m).size / 1e6
   const base2m = measure('node', [join(__dirname, 'baseline.js'), dd2m])
-  say(`| Datadog NDJSON 2M events (${fmt(mb2m, 0)} MB): readline + JSON.parse baseline | ${fmt(base2m.wall)} s | ${fmt(base2m.cpu)} s | ${fmt(2_000_000 / base2m.wall / 1000, 1)}k events/s | ${fmt(base2m.rssMB, 0)} MB |`)
+  say(measuredRow(`Datadog NDJSON 2M events (${fmt(mb2m, 0)} MB): readline + JSON.parse baseline`, base2m, 2_000_000))
   const big = median(RUN, ['analyze', dd2m, '--json'])
-  say(`| Datadog NDJSON 2M events: skewscan analyze --json | ${fmt(big.wall)} s | ${fmt(big.cpu)} s | ${fmt(2_000_000 / big.wall / 1000, 1)}k events/s | ${fmt(big.rssMB, 0)} MB |`)
+  say(measuredRow('Datadog NDJSON 2M events: skewscan analyze --json', big, 2_000_000))
   targets.push(['analyze at least as fast as readline + JSON.parse on the 2M-event file (ratio >= 1.0)', base2m.wall >= big.wall, `ratio ${fmt(base2m.wall / big.wall)}`])
   targets.push(['peak RSS on 2M events at most 1.2x the peak on 200k', big.rssMB <= ours.rssMB * 1.2, `${fmt(big.rssMB, 0)} MB vs ${fmt(ours.rssMB, 0)} MB (x${fmt(big.rssMB / ours.rssMB)})`])
   targets.push(['peak RSS on 2M events under 300 MB', big.rssMB < 300, `${fmt(big.rssMB, 0)} MB`])
@@ -198,18 +203,18 @@ async function main(): Promise<void> {
   const shortHorizon = ['--json', '--horizon', '10m']
   const small10 = median(RUN, ['analyze', dd200k, ...shortHorizon])
   const big10 = median(RUN, ['analyze', dd2m, ...shortHorizon])
-  say(`| Datadog NDJSON 200k events: skewscan analyze --json --horizon 10m | ${fmt(small10.wall)} s | ${fmt(small10.cpu)} s | ${fmt(200_000 / small10.wall / 1000, 1)}k events/s | ${fmt(small10.rssMB, 0)} MB |`)
-  say(`| Datadog NDJSON 2M events: skewscan analyze --json --horizon 10m (x${fmt(big10.rssMB / small10.rssMB)} the peak RSS on 200k) | ${fmt(big10.wall)} s | ${fmt(big10.cpu)} s | ${fmt(2_000_000 / big10.wall / 1000, 1)}k events/s | ${fmt(big10.rssMB, 0)} MB |`)
+  say(measuredRow('Datadog NDJSON 200k events: skewscan analyze --json --horizon 10m', small10, 200_000))
+  say(measuredRow(`Datadog NDJSON 2M events: skewscan analyze --json --horizon 10m (x${fmt(big10.rssMB / small10.rssMB)} the peak RSS on 200k)`, big10, 2_000_000))
 
   // The same file gzipped (how exports are often kept): streamed to the workers.
   const gz = await gzipped(dd200k, 'dd-200k.ndjson.gz')
   const gzr = median(RUN, ['analyze', gz, '--json'])
-  say(`| Datadog NDJSON 200k events gzipped (${fmt(statSync(gz).size / 1e6, 0)} MB): skewscan analyze --json | ${fmt(gzr.wall)} s | ${fmt(gzr.cpu)} s | ${fmt(200_000 / gzr.wall / 1000, 1)}k events/s | ${fmt(gzr.rssMB, 0)} MB |`)
+  say(measuredRow(`Datadog NDJSON 200k events gzipped (${fmt(statSync(gz).size / 1e6, 0)} MB): skewscan analyze --json`, gzr, 200_000))
 
   // Newest-first (a Log Explorer export's order): found out of order, then sorted in runs spilled to disk.
   const newest = await reversed(dd200k, 'dd-200k-newest.ndjson')
   const nf = median(RUN, ['analyze', newest, '--json'])
-  say(`| Datadog NDJSON 200k events newest-first: skewscan analyze --json | ${fmt(nf.wall)} s | ${fmt(nf.cpu)} s | ${fmt(200_000 / nf.wall / 1000, 1)}k events/s | ${fmt(nf.rssMB, 0)} MB |`)
+  say(measuredRow('Datadog NDJSON 200k events newest-first: skewscan analyze --json', nf, 200_000))
 
   // Start-up against node -e 0.
   // Runs of a fraction of a second: more of them, since one stray scheduling delay weighs more.

@@ -5,8 +5,8 @@
  * grown again by push, copied the whole queue every few thousand items: the analysis and its
  * reorder stage each queue a minute of log time or more (8k events on the bench's ingress-nginx
  * lines), and on 1M of those lines their copies were some 70 of the 945 MB the main thread
- * allocated, the larger ones in V8's large-object space. Dropped items are let go of at once, not at the next copy: the
- * analysis's judged events no longer live through young-generation collections.
+ * allocated, the larger ones in V8's large-object space. Dropped items are let go of at once, not
+ * at the next copy: the analysis's judged events no longer live through young-generation collections.
  */
 export class Ring<T> {
   private items: (T | undefined)[]

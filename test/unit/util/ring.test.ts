@@ -41,7 +41,8 @@ describe('Ring: a queue of items by position, in one array used round', () => {
     const ring = new Ring<string>(3)
     for (const x of ['a', 'b', 'c', 'd']) ring.push(x)
     ring.dropBefore(2)
-    // Room 4, two kept: four more fill it round the end of the array, a fifth makes it grow.
+    // Room 4, two kept (slots 2 and 3): e and f fill it round the end of the array (slots 0 and 1),
+    // and g finds it full and doubles it.
     for (const x of ['e', 'f', 'g']) ring.push(x)
     expect([2, 3, 4, 5, 6].map((p) => ring.at(p))).toEqual(['c', 'd', 'e', 'f', 'g'])
     ring.push('h')
